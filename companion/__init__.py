@@ -1,0 +1,1 @@
+"""The table companion: the games' rules, card catalogues, the session and its event store."""

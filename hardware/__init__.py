@@ -1,0 +1,1 @@
+"""The seats on the Pi: gpiozero buttons, LEDs and buzzer. Importing this package touches no pins."""

@@ -1,0 +1,1 @@
+"""The phone pages, the JSON API and the live updates (Server-Sent Events)."""
