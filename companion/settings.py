@@ -52,6 +52,11 @@ class SeatPins:
     host_button: int | None = 24
     bounce_ms: float = 20.0
     muted: bool = False
+    # Which gpiozero pin factory to use: "auto" (the Pi's GPIO if there is one, else the demo's
+    # mock pins), "mock" (demo), "none" (no buttons or LEDs), or a name such as "lgpio".
+    pin_factory: str = "auto"
+    # Holding the host button this long undoes the last action; a short press starts the round.
+    host_hold_ms: float = 1500.0
 
 
 @dataclass(frozen=True)

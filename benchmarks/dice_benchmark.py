@@ -1,0 +1,197 @@
+"""Benchmark the dice reader: accuracy and speed on labelled photo folders and on simulator frames.
+
+usage: python3 benchmarks/dice_benchmark.py [FOLDER_WITH_truth.json ...] [--sim N] [--no-sim]
+Without folders it measures both sets in ../shared/data/dice. Runs on ONE core
+(cv2.setNumThreads(1)). Matching is the scorer's (../shared/tools/score_dice.py): a reading matches
+a true die when its centre lies inside the true box with 15% slack, each true die matched once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from vision.dice import read_dice  # noqa: E402
+
+DATA = ROOT.parent / "shared" / "data" / "dice"
+SCORER = ROOT.parent / "shared" / "tools" / "score_dice.py"
+DEFAULT_SETS = ("nell-byler-1208", "matteop65")
+
+
+def load_scorer():
+    """The team's scorer module, loaded by path; a copy of its rule when it is not there."""
+    if SCORER.exists():
+        spec = importlib.util.spec_from_file_location("score_dice", SCORER)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module.score
+    return score_copy
+
+
+def _inside(x: float, y: float, box: list[float], pad: float = 0.0) -> bool:
+    """The scorer's rule: (x, y) inside the box grown by `pad` of its size on each side."""
+    x1, y1, x2, y2 = box
+    w, h = x2 - x1, y2 - y1
+    return x1 - pad * w <= x <= x2 + pad * w and y1 - pad * h <= y <= y2 + pad * h
+
+
+def score_copy(truth: list[dict], readings: list[dict]) -> dict:
+    """The same scoring as ../shared/tools/score_dice.py (used only when that file is absent)."""
+    by_name = {Path(r["image"]).name: r for r in readings}
+    n_true = n_found = n_right = n_false = n_images_right = 0
+    for t in truth:
+        got = list(by_name.get(t["image"], {}).get("dice", []))
+        used: set[int] = set()
+        right_here = t["image"] in by_name
+        for d in t["dice"]:
+            n_true += 1
+            cx, cy = (d["box"][0] + d["box"][2]) / 2, (d["box"][1] + d["box"][3]) / 2
+            best = None
+            for i, g in enumerate(got):
+                if i not in used and _inside(g["x"], g["y"], d["box"], pad=0.15):
+                    dist = (g["x"] - cx) ** 2 + (g["y"] - cy) ** 2
+                    if best is None or dist < best[0]:
+                        best = (dist, i)
+            if best is None:
+                right_here = False
+                continue
+            used.add(best[1])
+            n_found += 1
+            if int(got[best[1]]["value"]) == d["value"]:
+                n_right += 1
+            else:
+                right_here = False
+        for i, g in enumerate(got):
+            if i not in used and not any(_inside(g["x"], g["y"], b, pad=0.15) for b in t.get("ignore", [])):
+                n_false += 1
+                right_here = False
+        n_images_right += right_here
+    return {
+        "images": len(truth), "true_dice": n_true, "found": n_found, "false_dice": n_false,
+        "value_right": n_right, "recall": n_found / max(n_true, 1), "value_accuracy": n_right / max(n_found, 1),
+        "end_to_end": n_right / max(n_true, 1), "images_all_right": n_images_right / max(len(truth), 1),
+    }
+
+
+def read_folder(folder: Path) -> tuple[list[dict], list[dict], list[float]]:
+    """Read every image of a labelled folder: (truth, readings as JSON lines, ms per image)."""
+    truth = json.loads((folder / "truth.json").read_text())
+    images = folder / "images" if (folder / "images").is_dir() else folder
+    readings, times = [], []
+    for entry in truth:
+        image = cv2.imread(str(images / entry["image"]))
+        if image is None:
+            raise SystemExit(f"{images / entry['image']}: missing or unreadable; the benchmark needs every image.")
+        start = time.perf_counter()
+        dice = read_dice(image)
+        times.append((time.perf_counter() - start) * 1000.0)
+        readings.append({"image": entry["image"], "dice": [d.to_dict() for d in dice]})
+    return truth, readings, times
+
+
+def report_folder(folder: Path, score) -> dict:
+    """Benchmark one labelled folder and print its numbers."""
+    read_dice(np.full((64, 64, 3), 128, np.uint8))  # warm up OpenCV before timing
+    truth, readings, times = read_folder(folder)
+    s = score(truth, readings)
+    per_100 = 100.0 * s["false_dice"] / max(s["images"], 1)
+    print(f"== {folder.name}: {s['images']} images, {s['true_dice']} dice")
+    print(f"  dice found          {s['found']}/{s['true_dice']} ({100 * s['recall']:.2f}%)")
+    print(f"  false dice          {s['false_dice']} ({per_100:.2f} per 100 images)")
+    print(f"  value accuracy      {100 * s['value_accuracy']:.2f}% of dice found")
+    print(f"  end-to-end accuracy {100 * s['end_to_end']:.2f}%  ({s['value_right']}/{s['true_dice']})")
+    print(f"  images all right    {100 * s['images_all_right']:.2f}%")
+    print(f"  median ms per image {statistics.median(times):.2f}  (p90 {np.percentile(times, 90):.2f})")
+    return s
+
+
+def simulator_frames(count: int, seed: int = 7, **scene_options) -> list[tuple[np.ndarray, dict]]:
+    """`count` 1920x1080 simulator frames with 26 dice each, with their truth."""
+    from vision.simulator import random_scene, render_table
+
+    rng = np.random.default_rng(seed)
+    frames = []
+    lightings = ("neutral", "warm", "cool", "dim", "bright", "warm-dim", "uneven")
+    backgrounds = ("mat", "wood", "cloth", "plain")
+    for k in range(count):
+        options = {"lighting": lightings[k % len(lightings)], "background": backgrounds[k % len(backgrounds)]}
+        options.update(scene_options)
+        scene = random_scene(rng, dice=26, **options)
+        frames.append(render_table(scene, rng))
+    return frames
+
+
+def report_simulator(count: int, score) -> None:
+    """Time the reader on 1920x1080 simulator frames of 26 dice; print accuracy and colour errors too."""
+    try:
+        frames = simulator_frames(count)
+    except ImportError as error:
+        print(f"== simulator: not available ({error}); no 1920x1080 timing.")
+        return
+    read_dice(frames[0][0])  # warm up
+    times, readings, truths, colour_errors, colours_checked = [], [], [], 0, 0
+    for k, (image, truth) in enumerate(frames):
+        start = time.perf_counter()
+        dice = read_dice(image)
+        times.append((time.perf_counter() - start) * 1000.0)
+        name = f"sim-{k}"
+        readings.append({"image": name, "dice": [d.to_dict() for d in dice]})
+        truths.append({"image": name, "dice": truth["dice"], "ignore": truth.get("ignore", [])})
+        errors, checked = colour_mistakes(truth["dice"], dice)
+        colour_errors += errors
+        colours_checked += checked
+    s = score(truths, readings)
+    print(f"== simulator: {count} frames 1920x1080, 26 dice each (white, gray, black; all lightings)")
+    print(f"  end-to-end accuracy {100 * s['end_to_end']:.2f}%  found {s['found']}/{s['true_dice']}, "
+          f"false {s['false_dice']}")
+    print(f"  colour errors       {colour_errors} of {colours_checked} dice found")
+    print(f"  median ms per frame {statistics.median(times):.2f}  (p90 {np.percentile(times, 90):.2f})")
+
+
+def colour_mistakes(truth: list[dict], dice: list) -> tuple[int, int]:
+    """How many matched dice got the wrong colour name, and how many were matched."""
+    errors = checked = 0
+    for t in truth:
+        near = [d for d in dice if _inside(d.x, d.y, t["box"], 0.0)]
+        if not near:
+            continue
+        cx, cy = t["centre"]
+        die = min(near, key=lambda d: (d.x - cx) ** 2 + (d.y - cy) ** 2)
+        checked += 1
+        errors += die.colour != t["colour"]
+    return errors, checked
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark on the folders given (or both photo sets) and on the simulator."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folders", nargs="*", help="folders holding truth.json and images/")
+    parser.add_argument("--sim", type=int, default=20, help="simulator frames to time (default 20)")
+    parser.add_argument("--no-sim", action="store_true", help="skip the simulator frames")
+    args = parser.parse_args(argv)
+    cv2.setNumThreads(1)
+    score = load_scorer()
+    folders = [Path(f) for f in args.folders] or [DATA / name for name in DEFAULT_SETS]
+    for folder in folders:
+        if not (folder / "truth.json").exists():
+            print(f"{folder}: no truth.json here; give a folder with truth.json and images/.", file=sys.stderr)
+            return 2
+        report_folder(folder, score)
+    if not args.no_sim:
+        report_simulator(args.sim, score)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

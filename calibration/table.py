@@ -1,0 +1,72 @@
+"""A calibrated table: the homography between camera and mat, and the seat zones and display area in the picture."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from calibration.mat import MatGeometry, Rect
+from calibration.markers import project
+
+
+@dataclass(frozen=True, eq=False)
+class Calibration:
+    """What one calibration found: the mat, the camera's picture size, the homography and the colour profile."""
+
+    mat: MatGeometry
+    image_size: tuple[int, int]  # (width, height) of the camera's frames
+    homography: np.ndarray  # image pixels -> mat millimetres
+    markers: dict[int, np.ndarray]  # marker id -> (4, 2) corner pixels as found at calibration
+    colour_profile: dict[str, Any] | None = None
+    created: str = ""
+    checks: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+
+    def to_mat(self, points: np.ndarray) -> np.ndarray:
+        """Image pixels -> mat millimetres for (N, 2) points."""
+        return project(self.homography, points)
+
+    def to_image(self, points: np.ndarray) -> np.ndarray:
+        """Mat millimetres -> image pixels for (N, 2) points."""
+        return project(np.linalg.inv(self.homography), points)
+
+    def rect_in_image(self, rect: Rect) -> np.ndarray:
+        """A mat rectangle as its (4, 2) quadrilateral in image pixels."""
+        return self.to_image(rect.corners())
+
+    def seat_polygons(self) -> dict[int, np.ndarray]:
+        """Each seat's zone as an image polygon (4, 2)."""
+        return {zone.seat: self.rect_in_image(zone.rect) for zone in self.mat.seats}
+
+    def display_polygon(self) -> np.ndarray:
+        """The display area as an image polygon (4, 2)."""
+        return self.rect_in_image(self.mat.display)
+
+    def seat_at(self, x: float, y: float) -> int | None:
+        """The seat whose zone holds the image point (x, y), or None."""
+        mx, my = self.to_mat(np.array([[x, y]]))[0]
+        return self.mat.seat_at(float(mx), float(my))
+
+    def in_display(self, x: float, y: float) -> bool:
+        """Whether the image point (x, y) is in the display area."""
+        mx, my = self.to_mat(np.array([[x, y]]))[0]
+        return self.mat.display.contains(float(mx), float(my))
+
+    def px_per_mm(self) -> float:
+        """How many image pixels one millimetre of mat spans, at the middle of the mat."""
+        cx, cy = self.mat.width_mm / 2, self.mat.height_mm / 2
+        ends = self.to_image(np.array([[cx - 5, cy], [cx + 5, cy], [cx, cy - 5], [cx, cy + 5]]))
+        return float((np.linalg.norm(ends[1] - ends[0]) + np.linalg.norm(ends[3] - ends[2])) / 20)
+
+    def rectify(self, image: np.ndarray, rect: Rect | None = None, px_per_mm: float = 2.0) -> np.ndarray:
+        """A top-down picture of `rect` of the mat (the whole mat by default) at `px_per_mm`."""
+        rect = rect or Rect(0, 0, self.mat.width_mm, self.mat.height_mm)
+        size = (max(1, round(rect.w * px_per_mm)), max(1, round(rect.h * px_per_mm)))
+        return cv2.warpPerspective(image, self.rectify_matrix(rect, px_per_mm), size, flags=cv2.INTER_LINEAR)
+
+    def rectify_matrix(self, rect: Rect, px_per_mm: float) -> np.ndarray:
+        """The homography image pixels -> pixels of the rectified picture of `rect`."""
+        to_rect = np.array([[px_per_mm, 0, -rect.x * px_per_mm], [0, px_per_mm, -rect.y * px_per_mm], [0, 0, 1]])
+        return to_rect @ self.homography

@@ -1,0 +1,57 @@
+"""Press times: turn a pin factory's edge timestamp ("ticks") into the session's millisecond clock."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+# An edge older than this (or in the future) cannot be from the press we are handling now, so the
+# clock it was read against is the wrong one.
+MAX_EDGE_AGE_S = 5.0
+
+
+@dataclass(frozen=True)
+class EdgeTime:
+    """When an edge happened on the session's clock, and which clock its ticks were matched to."""
+
+    t_ms: float
+    clock: str  # "factory", "realtime", "monotonic", or "callback" (no usable timestamp)
+
+
+def session_now_ms() -> float:
+    """The session's clock: monotonic milliseconds, the same clock every press source uses."""
+    return time.monotonic_ns() / 1e6
+
+
+def edge_time(ticks: Any, factory: Any, now_ms: float | None = None) -> EdgeTime:
+    """Place edge `ticks` on the session clock, or fall back to now when it gives no usable time.
+
+    gpiozero only promises that ticks compare with `factory.ticks_diff(factory.ticks(), ticks)`,
+    but lgpio hands over the kernel's edge timestamp, which is not always on the factory's clock
+    (it may be CLOCK_REALTIME while `ticks()` is monotonic). So the age of the edge is measured
+    against each candidate clock, and the first one that gives a believable age is used.
+    """
+    now = session_now_ms() if now_ms is None else now_ms
+    if ticks is None:
+        return EdgeTime(now, "callback")
+    for clock, age_s in _edge_ages(ticks, factory):
+        if age_s is not None and -0.001 <= age_s <= MAX_EDGE_AGE_S:
+            return EdgeTime(now - max(age_s, 0.0) * 1000.0, clock)
+    return EdgeTime(now, "callback")
+
+
+def _edge_ages(ticks: Any, factory: Any) -> Iterator[tuple[str, float | None]]:
+    """Yield (clock name, seconds since the edge) for each clock the ticks might be on."""
+    if factory is not None:
+        yield "factory", _safely(lambda: factory.ticks_diff(factory.ticks(), ticks))
+    yield "realtime", _safely(lambda: time.time() - ticks)
+    yield "monotonic", _safely(lambda: time.monotonic() - ticks)
+
+
+def _safely(compute: Callable[[], Any]) -> float | None:
+    """Return compute() as a float, or None when the ticks do not fit that clock at all."""
+    try:
+        return float(compute())
+    except (TypeError, ValueError, ArithmeticError, NotImplementedError):
+        return None

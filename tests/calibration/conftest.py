@@ -1,0 +1,157 @@
+"""Fixtures: photographs of the printed mat made with the table simulator, through a known homography."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Callable, Sequence
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.mat import MatGeometry, mat_geometry, render_mat
+from vision.simulator import LIGHTINGS, DieSpec, Lighting, Scene, render_table
+
+PX_PER_MM = 4.0  # resolution the mat picture is drawn at before it is "photographed"
+
+# Where the mat's corners land in a 1920x1080 frame (top-left, top-right, bottom-right, bottom-left).
+VIEWS: dict[str, Sequence[tuple[float, float]]] = {
+    "straight": ((200, 60), (1720, 60), (1720, 1020), (200, 1020)),
+    "tilted": ((260, 110), (1680, 140), (1720, 1010), (210, 990)),
+    "steep": ((420, 160), (1500, 160), (1760, 1040), (160, 1040)),
+    "far": ((660, 340), (1260, 330), (1270, 760), (650, 750)),
+    "turned": ((1720, 1020), (200, 1030), (230, 70), (1700, 50)),  # camera mounted the other way round
+}
+# A softer "neutral" light than the simulator's default, so white paper is not clipped (auto exposure would).
+GOOD_LIGHT = replace(LIGHTINGS["neutral"], brightness=0.85)
+
+
+@dataclass(frozen=True, eq=False)
+class Photo:
+    """A rendered camera frame of the mat and the true homography mat mm -> frame pixels."""
+
+    image: np.ndarray
+    mm_to_frame: np.ndarray
+    geometry: MatGeometry
+
+    def frame_point(self, x_mm: float, y_mm: float) -> np.ndarray:
+        """Where a mat point (mm) lands in the frame."""
+        return cv2.perspectiveTransform(np.array([[[x_mm, y_mm]]], np.float64), self.mm_to_frame)[0, 0]
+
+    def px_per_mm_at(self, x_mm: float, y_mm: float) -> float:
+        """The frame's scale near a mat point."""
+        return float(np.linalg.norm(self.frame_point(x_mm + 5, y_mm) - self.frame_point(x_mm - 5, y_mm)) / 10)
+
+
+def _mat_picture(geometry: MatGeometry, cache: dict = {}) -> np.ndarray:  # noqa: B006 - a deliberate cache
+    """The mat drawn at PX_PER_MM (cached: drawing it takes a moment)."""
+    if geometry not in cache:
+        cache[geometry] = render_mat(geometry, PX_PER_MM)
+    return cache[geometry]
+
+
+def photograph(geometry: MatGeometry | None = None, view: str | Sequence[tuple[float, float]] = "tilted",
+               lighting: Lighting | str = GOOD_LIGHT, dice: Sequence[tuple[str, int, float, float]] = (),
+               blur: float = 0.7, seed: int = 0, glare: tuple[float, float, float] | None = None,
+               cards: Sequence[tuple[np.ndarray, float, float, float]] = ()) -> Photo:
+    """Photograph the mat: dice (colour, value, x mm, y mm) and cards (picture, x mm, y mm, angle) on it,
+    a view, a light, optional glare (x, y, radius mm)."""
+    geometry = geometry or mat_geometry(4)
+    picture = _mat_picture(geometry)
+    if cards:
+        picture = _lay_cards(picture, cards)
+    h, w = picture.shape[:2]
+    quad = np.float32(VIEWS[view] if isinstance(view, str) else view)
+    to_frame = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]), quad)
+    mm_to_frame = to_frame @ np.diag([PX_PER_MM, PX_PER_MM, 1.0])
+    photo = Photo(np.zeros(0), mm_to_frame, geometry)
+    specs = []
+    for index, (colour, value, x, y) in enumerate(dice):
+        fx, fy = photo.frame_point(x, y)
+        specs.append(DieSpec(float(fx), float(fy), value, colour, angle=17.0 * index, size=16 * photo.px_per_mm_at(x, y)))
+    light = LIGHTINGS[lighting] if isinstance(lighting, str) else lighting
+    scene = Scene(dice=tuple(specs), background=picture, homography=to_frame, lighting=light, blur=blur)
+    image, _truth = render_table(scene, np.random.default_rng(seed))
+    if glare is not None:
+        image = _add_glare(image, photo, glare)
+    return Photo(image, mm_to_frame, geometry)
+
+
+CARD_MM = (63.0, 88.0)  # a standard playing card
+
+
+def _lay_cards(picture: np.ndarray, cards: Sequence[tuple[np.ndarray, float, float, float]]) -> np.ndarray:
+    """The mat picture with card pictures laid on it, each centred at (x, y) mm and turned by angle degrees."""
+    out = picture.astype(np.float32)
+    h, w = out.shape[:2]
+    for card, x, y, angle in cards:
+        scale = CARD_MM[0] * PX_PER_MM / card.shape[1]
+        matrix = cv2.getRotationMatrix2D((card.shape[1] / 2, card.shape[0] / 2), angle, scale)
+        matrix[:, 2] += (x * PX_PER_MM - card.shape[1] / 2, y * PX_PER_MM - card.shape[0] / 2)
+        warped = cv2.warpAffine(card, matrix, (w, h), flags=cv2.INTER_AREA).astype(np.float32)
+        mask = cv2.warpAffine(np.full(card.shape[:2], 255, np.uint8), matrix, (w, h))[..., None] / 255.0
+        out = out * (1 - mask) + warped * mask
+    return out.astype(np.uint8)
+
+
+def draw_card(index: int, dice: Sequence[tuple[str, int]] = (("B", 2), ("W", 3), ("W", 6))) -> np.ndarray:
+    """A made-up card (300x420): coloured frame, name, a random drawing seeded by index, dice symbols."""
+    rng = np.random.default_rng(500 + index)
+    card = np.full((420, 300, 3), (235, 240, 242), np.uint8)
+    cv2.rectangle(card, (0, 0), (299, 419), tuple(int(v) for v in rng.integers(20, 200, 3)), 18)
+    cv2.putText(card, f"Animal {index}", (24, 50), cv2.FONT_HERSHEY_DUPLEX, 0.8, (20, 20, 20), 2, cv2.LINE_AA)
+    art = card[70:300, 20:280]
+    art[:] = rng.integers(150, 230, 3)
+    for _ in range(40):
+        centre = (int(rng.integers(0, 260)), int(rng.integers(0, 230)))
+        cv2.circle(art, centre, int(rng.integers(4, 28)), tuple(int(v) for v in rng.integers(20, 220, 3)), -1)
+    for k, (letter, value) in enumerate(dice):
+        x0 = 30 + 66 * k
+        body, pip = ((30, 30, 30), (240, 240, 240)) if letter == "B" else ((245, 245, 245), (20, 20, 20))
+        cv2.rectangle(card, (x0, 320), (x0 + 56, 376), body, cv2.FILLED)
+        cv2.rectangle(card, (x0, 320), (x0 + 56, 376), (0, 0, 0), 2)
+        for p in range(value):
+            cv2.circle(card, (x0 + 10 + 9 * p, 348), 4, pip, cv2.FILLED)
+    return card
+
+
+def _add_glare(image: np.ndarray, photo: Photo, glare: tuple[float, float, float]) -> np.ndarray:
+    """Add a lamp's reflection: a saturated white disc with a soft rim at (x, y) mm of radius r mm."""
+    x, y, radius = glare
+    centre = photo.frame_point(x, y)
+    r_px = radius * photo.px_per_mm_at(x, y)
+    yy, xx = np.mgrid[0:image.shape[0], 0:image.shape[1]]
+    d = np.hypot(xx - centre[0], yy - centre[1]) / r_px
+    boost = np.clip(1.6 - d, 0, 1)[..., None] * 255
+    return np.clip(image.astype(np.float32) + boost, 0, 255).astype(np.uint8)
+
+
+def dice_on_squares(geometry: MatGeometry, colours: Sequence[str] | None = None) -> list[tuple[str, int, float, float]]:
+    """One die of each colour (or of the given colours) on its colour square."""
+    return [(s.colour, 1 + i % 6, *s.rect.centre) for i, s in enumerate(geometry.squares)
+            if colours is None or s.colour in colours]
+
+
+@pytest.fixture
+def photo_of() -> Callable[..., Photo]:
+    """The photograph() helper for tests."""
+    return photograph
+
+
+@pytest.fixture(scope="session")
+def calibrated_photo() -> Photo:
+    """A good photograph of a 4-seat A3 mat with the seven colour dice on their squares."""
+    geometry = mat_geometry(4)
+    return photograph(geometry, dice=dice_on_squares(geometry))
+
+
+@pytest.fixture
+def on_squares() -> Callable[..., list[tuple[str, int, float, float]]]:
+    """The dice_on_squares() helper for tests."""
+    return dice_on_squares
+
+
+@pytest.fixture
+def card_drawing() -> Callable[..., np.ndarray]:
+    """The draw_card() helper for tests."""
+    return draw_card

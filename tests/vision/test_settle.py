@@ -1,0 +1,129 @@
+"""Settling: rolling then still, votes, no flicker, dice removed, dice turned in place."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vision.settle import EMPTY, ROLLING, STILL, Settler
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A reading as the dice reader gives it."""
+
+    x: float
+    y: float
+    size: float
+    value: int
+    colour: str
+    confidence: float = 0.9
+    angle: float = 0.0
+
+
+FRAME_MS = 100.0
+
+
+def feed(settler, zone, frames, start=0):
+    """Feed lists of readings one frame per 100 ms; return the states."""
+    return [settler.update(zone, readings, (start + i) * FRAME_MS) for i, readings in enumerate(frames)]
+
+
+def test_a_die_is_reported_only_once_it_has_been_still_long_enough():
+    settler = Settler(still_frames=4, still_ms=400)
+    die = Reading(100, 100, 40, 5, "white")
+    states = feed(settler, "seat 1", [[die]] * 6)
+    assert [s.status for s in states] == [ROLLING, ROLLING, ROLLING, ROLLING, STILL, STILL]
+    assert states[3].dice == () and states[3].unsettled == 1
+    settled = states[4].dice
+    assert [(d.value, d.colour) for d in settled] == [(5, "white")]
+    assert states[4].still_since_ms == 400 and states[5].still_since_ms == 400
+
+
+def test_a_zone_reads_rolling_while_a_die_moves_then_votes_over_its_still_frames():
+    settler = Settler(still_frames=3, still_ms=200)
+    moving = [[Reading(100 + 30 * i, 100, 40, random.Random(i).randint(1, 6), "black")] for i in range(8)]
+    still = [[Reading(330, 100, 40, 3, "black")]] * 2 + [[Reading(331, 101, 40, 4, "black")]] + [[Reading(330, 100, 40, 3, "black")]] * 3
+    states = feed(settler, 0, moving + still)
+    assert all(s.status == ROLLING for s in states[:10])
+    assert states[-1].status == STILL
+    assert [(d.value, d.colour) for d in states[-1].dice] == [(3, "black")]
+    assert states[-1].dice[0].frames == 6  # only the frames it was still in voted
+
+
+def test_an_empty_zone_reads_empty():
+    settler = Settler()
+    assert settler.update("seat 2", [], 0.0).status == EMPTY
+    assert settler.state("never seen").status == EMPTY
+
+
+def test_a_die_that_disappears_is_kept_for_the_grace_then_dropped():
+    settler = Settler(still_frames=2, still_ms=100, grace_ms=250)
+    feed(settler, 0, [[Reading(50, 50, 40, 2, "gray")]] * 4)
+    # Last seen at 300 ms.
+    hidden = settler.update(0, [], 400.0)
+    assert [(d.value, d.hidden) for d in hidden.dice] == [(2, True)] and hidden.status == STILL
+    assert settler.update(0, [], 550.0).dice[0].hidden
+    gone = settler.update(0, [], 600.0)
+    assert gone.dice == () and gone.status == EMPTY
+
+
+def test_two_dice_side_by_side_are_followed_apart():
+    settler = Settler(still_frames=2, still_ms=100)
+    frame = [Reading(100, 100, 40, 1, "white"), Reading(141, 100, 40, 6, "black")]
+    state = feed(settler, 0, [frame, list(reversed(frame)), frame, frame])[-1]
+    assert [(d.x, d.value, d.colour) for d in sorted(state.dice, key=lambda d: d.x)] == [(100, 1, "white"), (141, 6, "black")]
+
+
+def test_a_die_turned_in_place_changes_value_after_a_clear_majority():
+    settler = Settler(still_frames=3, still_ms=200, window=10, switch_share=0.6)
+    feed(settler, 0, [[Reading(80, 80, 40, 2, "white")]] * 10)
+    values = [s.dice[0].value for s in feed(settler, 0, [[Reading(80, 80, 40, 5, "white")]] * 10, start=10)]
+    assert values[:5] == [2] * 5  # one or a few frames of a new face never switch it
+    assert values[-1] == 5
+
+
+def test_update_all_treats_a_zone_left_out_as_seeing_nothing():
+    settler = Settler(still_frames=1, still_ms=0, grace_ms=100)
+    settler.update_all({"a": [Reading(10, 10, 30, 4, "white")], "b": [Reading(10, 10, 30, 1, "white")]}, 0.0)
+    states = settler.update_all({"a": [Reading(10, 10, 30, 4, "white")]}, 500.0)
+    assert states["a"].status == STILL and states["b"].status == EMPTY
+
+
+def test_dict_readings_are_accepted_and_low_confidence_ignored():
+    settler = Settler(still_frames=1, still_ms=0, min_confidence=0.5)
+    state = settler.update(0, [{"x": 5, "y": 5, "size": 30, "value": 6, "colour": "red", "confidence": 0.9},
+                               {"x": 200, "y": 5, "size": 30, "value": 1, "colour": "red", "confidence": 0.2}], 0.0)
+    assert [(d.value, d.colour) for d in state.dice] == [(6, "red")]
+    assert state.to_dict()["dice"][0]["value"] == 6
+
+
+def test_bad_settings_are_named():
+    with pytest.raises(ValueError, match="switch_share must be between 0.5 and 1"):
+        Settler(switch_share=0.3)
+    with pytest.raises(ValueError, match="still_frames and window must be at least 1"):
+        Settler(still_frames=0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    true_value=st.integers(1, 6),
+    noise=st.lists(st.tuples(st.floats(-2, 2), st.floats(-2, 2), st.booleans(), st.integers(1, 6)), min_size=30, max_size=60),
+    wrong_rate=st.floats(0.0, 0.3),
+)
+def test_a_still_die_never_flickers(true_value, noise, wrong_rate):
+    """However the reader wobbles (a few px, a wrong face now and then), the settled value holds."""
+    settler = Settler(still_frames=4, still_ms=300, window=15, switch_share=0.6)
+    rng = random.Random(true_value * 1000 + len(noise))
+    reported = []
+    for i, (dx, dy, _, other) in enumerate(noise):
+        value = other if rng.random() < wrong_rate and i >= 1 else true_value
+        state = settler.update("seat", [Reading(200 + dx, 150 + dy, 40, value, "white", 0.8)], i * FRAME_MS)
+        if state.dice:
+            reported.append(state.dice[0].value)
+    assert reported, "the die never settled"
+    assert len(set(reported[3:])) == 1 and reported[-1] == true_value

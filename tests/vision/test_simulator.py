@@ -1,0 +1,211 @@
+"""The table simulator: deterministic, truth consistent with the pixels, lighting, pictures, animation."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.simulator import (
+    BODY_COLOURS, DieSpec, LIGHTINGS, Lighting, Scene, SimTable, random_scene, render_table, with_lighting,
+)
+
+EVEN = Lighting(unevenness=0.0, shadow=0.0, noise=0.0)
+
+
+def render(scene, seed=0):
+    """Render with a fresh generator."""
+    return render_table(scene, np.random.default_rng(seed))
+
+
+def test_same_seed_same_frame_and_other_seed_other_frame():
+    first = render(random_scene(np.random.default_rng(5), dice=12), seed=1)
+    again = render(random_scene(np.random.default_rng(5), dice=12), seed=1)
+    other = render(random_scene(np.random.default_rng(6), dice=12), seed=1)
+    assert np.array_equal(first[0], again[0]) and first[1] == again[1]
+    assert not np.array_equal(first[0], other[0])
+
+
+def test_truth_has_the_shape_of_the_photo_sets():
+    scene = random_scene(np.random.default_rng(1), dice=26, colours=tuple(BODY_COLOURS))
+    image, truth = render(scene)
+    assert image.shape == (1080, 1920, 3) and image.dtype == np.uint8
+    assert len(truth["dice"]) == 26 and truth["ignore"] == []
+    for die in truth["dice"]:
+        x1, y1, x2, y2 = die["box"]
+        assert 0 <= x1 < x2 < 1920 and 0 <= y1 < y2 < 1080
+        assert x1 <= die["centre"][0] <= x2 and y1 <= die["centre"][1] <= y2
+        assert 1 <= die["value"] <= 6 and die["colour"] in BODY_COLOURS
+        # Seen from ~70 cm a die is 30-45 px wide at 1080p, side faces included.
+        assert 28 <= x2 - x1 <= 80
+
+
+@pytest.mark.parametrize("colour", ["red", "yellow", "green", "blue", "purple"])
+def test_every_die_box_holds_die_coloured_pixels_and_nothing_else_does(colour):
+    scene = random_scene(np.random.default_rng(3), dice=8, colours=(colour,), lighting=EVEN,
+                         background="plain", width=960, height=540, die_size=36)
+    image, truth = render(scene)
+    body = np.array(BODY_COLOURS[colour], np.float32)
+    near = np.linalg.norm(image.astype(np.float32) - body, axis=2) < 40
+    outside = near.copy()
+    for die in truth["dice"]:
+        x1, y1, x2, y2 = die["box"]
+        assert near[y1:y2 + 1, x1:x2 + 1].mean() > 0.15
+        cx, cy, half = int(die["centre"][0]), int(die["centre"][1]), int(die["size"] * 0.35)
+        assert near[cy - half:cy + half, cx - half:cx + half].mean() > 0.5  # the top face, pips aside
+        outside[max(0, y1 - 2):y2 + 3, max(0, x1 - 2):x2 + 3] = False
+    assert outside.sum() == 0
+
+
+def count_pips(image, die):
+    """Dark blobs of pip size in the die's top face (white dice, black pips)."""
+    cx, cy = die["centre"]
+    half = int(die["size"] * 0.6)
+    face = cv2.cvtColor(image[int(cy) - half:int(cy) + half, int(cx) - half:int(cx) + half], cv2.COLOR_BGR2GRAY)
+    # Only the round middle of the top face: side faces (and their pips) lie beyond half a side.
+    yy, xx = np.mgrid[-half:half, -half:half]
+    inside = np.hypot(xx + int(cx) - cx, yy + int(cy) - cy) < die["size"] * 0.49
+    dark = ((face < 110) & inside).astype(np.uint8)
+    count, _, stats, _ = cv2.connectedComponentsWithStats(dark)
+    return sum(1 for area in stats[1:, cv2.CC_STAT_AREA] if area >= 4)
+
+
+def test_the_pips_drawn_match_the_value_in_the_truth():
+    dice = tuple(
+        DieSpec(x=150 + 110 * (value - 1), y=150 + 90 * (turn % 3), value=value, angle=17.0 * turn, size=40)
+        for value in range(1, 7) for turn in range(3)
+    )
+    image, truth = render(Scene(width=900, height=480, dice=dice, lighting=EVEN, background="plain"))
+    assert [count_pips(image, die) for die in truth["dice"]] == [die["value"] for die in truth["dice"]]
+
+
+def test_dice_away_from_the_centre_show_a_side_face_towards_it():
+    scene = Scene(width=1920, height=1080, lighting=EVEN, background="plain",
+                  dice=(DieSpec(x=200, y=540, value=1, colour="red"), DieSpec(x=960, y=540, value=1, colour="red")))
+    _, truth = render(scene)
+    edge, middle = sorted(truth["dice"], key=lambda d: d["centre"][0])
+    width = lambda d: d["box"][2] - d["box"][0]  # noqa: E731
+    assert width(edge) > width(middle) + 10
+    assert edge["centre"][0] < 200  # the top face is pushed outwards
+
+
+def test_lighting_changes_the_colour_of_a_white_die():
+    die = (DieSpec(x=480, y=270, value=1, colour="white", size=60),)
+    scene = Scene(width=960, height=540, dice=die, lighting=EVEN)
+
+    def corner_colour(lighting):
+        image, truth = render(with_lighting(scene, lighting))
+        cx, cy = truth["dice"][0]["centre"]
+        return image[int(cy) - 20:int(cy) - 12, int(cx) - 20:int(cx) - 12].reshape(-1, 3).mean(axis=0)
+
+    neutral = corner_colour(Lighting(unevenness=0, shadow=0, noise=0))
+    warm = corner_colour(LIGHTINGS["warm"])
+    cool = corner_colour(LIGHTINGS["cool"])
+    dim = corner_colour(LIGHTINGS["dim"])
+    assert warm[2] - warm[0] > 40  # red above blue
+    assert cool[0] - cool[2] > 30
+    assert dim.mean() < neutral.mean() * 0.7
+    assert abs(neutral[0] - neutral[2]) < 8
+
+
+def test_a_picture_is_placed_through_the_homography():
+    picture = np.zeros((200, 300, 3), np.uint8)
+    picture[:] = (20, 200, 240)
+    picture[80:120, 130:170] = (200, 30, 30)
+    homography = np.array([[2.0, 0.0, 100.0], [0.0, 2.0, 50.0], [0.0, 0.0, 1.0]])
+    scene = Scene(width=960, height=540, background=picture, homography=homography, lighting=EVEN, blur=0)
+    image, _ = render(scene)
+    assert np.abs(image[50 + 200, 100 + 300].astype(int) - (200, 30, 30)).max() < 10
+    assert np.abs(image[50 + 20, 100 + 20].astype(int) - (20, 200, 240)).max() < 10
+    assert np.abs(image[500, 900].astype(int) - (20, 200, 240)).max() > 40  # the table beyond the picture
+
+
+def test_jpeg_and_noise_change_pixels_but_not_the_truth():
+    scene = random_scene(np.random.default_rng(2), dice=5, width=640, height=360)
+    clean, truth = render(scene)
+    jpeg = Scene(**{**scene.__dict__, "jpeg_quality": 60})
+    squeezed, truth_jpeg = render(jpeg)
+    assert truth == truth_jpeg
+    assert 0 < np.abs(clean.astype(int) - squeezed).mean() < 6
+
+
+@pytest.mark.parametrize(
+    "scene, message",
+    [
+        (Scene(dice=(DieSpec(x=10, y=10, value=3, colour="pink"),)), "unknown die colour 'pink'"),
+        (Scene(dice=(DieSpec(x=10, y=10, value=7),)), "a die shows 1 to 6, not 7"),
+        (Scene(dice=(DieSpec(x=10, y=10, value=2, pips="gold"),)), "unknown pip colour 'gold'"),
+        (Scene(background="marble"), "unknown background 'marble'"),
+    ],
+)
+def test_a_wrong_scene_is_named(scene, message):
+    with pytest.raises(ValueError, match=message):
+        render(scene)
+
+
+def test_too_many_dice_for_the_table_is_named():
+    with pytest.raises(ValueError, match="could not place 400 dice"):
+        random_scene(np.random.default_rng(0), dice=400, width=640, height=360, die_size=40)
+
+
+def test_sim_table_rolls_a_seat_and_the_dice_come_to_rest():
+    table = SimTable(seed=4, dice=8, seats=2, size=(960, 540), roll_every=0, fps=10)
+    _, truth = table.next_frame()
+    assert truth["seats"] == {0: "still", 1: "still"}
+    table.roll(1, values=[6])
+    _, truth = table.next_frame()
+    assert truth["seats"] == {0: "still", 1: "rolling"}
+    for _ in range(20):
+        _, truth = table.next_frame()
+    assert truth["seats"] == {0: "still", 1: "still"}
+    seat_one = [d for d in truth["dice"] if d["seat"] == 1]
+    assert len(seat_one) == 4 and {d["value"] for d in seat_one} == {6}
+    x1, y1, x2, y2 = table.zones[1]
+    assert all(x1 <= d["centre"][0] <= x2 + 20 and y1 - 20 <= d["centre"][1] <= y2 + 20 for d in seat_one)
+
+
+def test_sim_table_is_the_same_for_the_same_seed():
+    frames = []
+    for _ in range(2):
+        table = SimTable(seed=9, dice=6, seats=2, size=(480, 270), roll_every=1.0, fps=10)
+        frames.append([table.next_frame() for _ in range(25)])
+    assert all(np.array_equal(a[0], b[0]) and a[1] == b[1] for a, b in zip(*frames))
+    assert any(t["seats"][0] == "rolling" or t["seats"][1] == "rolling" for _, t in frames[0])
+
+
+def test_sim_table_keeps_set_aside_dice_in_place():
+    table = SimTable(seed=1, dice=5, seats=1, size=(960, 540), roll_every=0, fps=10)
+    _, before = table.next_frame()
+    kept = table.seat_dice(0)[0]
+    place = (kept.x, kept.y, kept.value)
+    table.roll(0, keep=[0])
+    for _ in range(20):
+        table.next_frame()
+    assert (kept.x, kept.y, kept.value) == place
+    with pytest.raises(ValueError, match="there is no seat 3"):
+        table.roll(3)
+
+
+def test_clutter_is_drawn_where_its_truth_says_and_keeps_clear_of_the_dice():
+    scene = random_scene(np.random.default_rng(4), dice=6, clutter=8, width=960, height=540, die_size=34,
+                         background="plain", lighting=EVEN)
+    image, truth = render(scene)
+    assert len(truth["clutter"]) == 8 and {t["kind"] for t in truth["clutter"]} <= {"cube", "token", "bead", "card"}
+    table = np.median(image.reshape(-1, 3), axis=0)
+    for thing in truth["clutter"]:
+        x1, y1, x2, y2 = thing["box"]
+        patch = image[y1:y2 + 1, x1:x2 + 1].reshape(-1, 3).astype(int)
+        assert (np.abs(patch - table).max(axis=1) > 30).mean() > 0.2, thing
+        for die in truth["dice"]:
+            dx1, dy1, dx2, dy2 = die["box"]
+            assert dx2 < x1 or x2 < dx1 or dy2 < y1 or y2 < dy1, "a thing overlaps a die"
+
+
+def test_a_blank_cube_has_no_pips():
+    from vision.simulator import Thing
+
+    scene = Scene(width=400, height=300, lighting=EVEN, background="plain",
+                  clutter=(Thing("cube", 200, 150, 40, 20, "white"),))
+    image, truth = render(scene)
+    cube = {"centre": [200, 150], "size": 40}
+    assert count_pips(image, cube) == 0 and truth["dice"] == []

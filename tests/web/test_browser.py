@@ -1,0 +1,114 @@
+"""One round of Rescue Animals played on the phone pages, in headless Chromium, against a real server."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+PIN = "2468"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+PHONE = {"width": 390, "height": 844}
+SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "phone.png"
+
+pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"no Chromium at {CHROMIUM} (apt install chromium)")
+
+
+@pytest.fixture
+def browser():
+    """A fresh headless Chromium with its own profile folder."""
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as profile, sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            profile, executable_path=CHROMIUM, headless=True, args=ARGS, viewport=PHONE,
+            device_scale_factor=2, is_mobile=True, has_touch=True)
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+def tap_dice(page, dice: list[dict]) -> None:
+    """Tap each die, then the face it shows (the way a player enters dice on the phone)."""
+    for index, die in enumerate(dice):
+        page.locator("#my-dice .die-button").nth(index).click()
+        page.locator(f"#face-picker button.face[aria-label='{die['value']}']").click()
+        page.wait_for_function(
+            "([i, v]) => { const s = window.companionTable.snapshot(); const me = s.seats[0 + %d];"
+            " return me.dice.length > i && me.dice[i].value === v; }" % die["seat"], arg=[index, die["value"]])
+
+
+def test_a_round_on_the_phone_pages(start_server, browser, meeting):
+    """Set up on the phone, join as Ana, tap dice, press Rescuing!, see the result; Ben takes the last card."""
+    server = start_server()
+    ana = browser.new_page()
+    problems: list[str] = []
+    ana.on("pageerror", lambda error: problems.append(str(error)))
+    ana.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
+
+    # The host sets up the game on a phone.
+    ana.goto(server.url + "/setup")
+    for index, name in enumerate(["Ana", "Ben", "Cy"]):
+        ana.locator("#players input").nth(index).fill(name)
+    ana.select_option("#leader", "0")
+    ana.fill("#pin", "1111")
+    ana.get_by_role("button", name="Start the game").click()
+    assert ana.locator("#setup-error").inner_text() == "That is not the table PIN; the host screen shows the right one."
+    ana.fill("#pin", PIN)
+    ana.get_by_role("button", name="Start the game").click()
+
+    # Ana joins her seat: the join page lists the seats.
+    ana.wait_for_url("**/join")
+    ana.get_by_role("link", name="Ana (Leader)").click()
+    ana.wait_for_url("**/table?seat=0")
+    ana.locator("#my-name").wait_for()
+    assert ana.locator("#my-name").inner_text() == "Ana, your dice"
+    ana.locator("text=Go! Roll your 5 dice").wait_for(timeout=5000)
+    assert ana.locator("#round").inner_text() == "1 of 22"
+    assert ana.locator("#gray").inner_text() == "beside the deck"
+
+    # A press with no dice yet is refused, and the phone says why.
+    ana.locator("#rescue").dispatch_event("pointerdown")
+    ana.locator("#refusal").wait_for()
+    assert ana.locator("#refusal").inner_text() == "Not a claim: Ana's dice have not been read yet."
+
+    # Ana taps dice that meet the first card, and the page says so.
+    state = server.get("/api/state")
+    card = state["display"][0]
+    dice = [{**d, "seat": 0} for d in meeting(state, 0, card["id"])]
+    tap_dice(ana, dice)
+    ana.locator(f"article.card.met[data-card='{card['id']}']").wait_for()
+    assert ana.locator("#message").inner_text() == "Your dice meet a card: press Rescuing! now!"
+    SCREENSHOT.parent.mkdir(exist_ok=True)
+    ana.screenshot(path=str(SCREENSHOT), full_page=False)
+
+    ana.locator("#rescue").dispatch_event("pointerdown")
+    ana.locator("#race-result").wait_for()
+    ana.wait_for_function("document.getElementById('race-result').textContent.includes('rescued')")
+    assert ana.locator("#race-result").inner_text() == f"Ana won the race and rescued {card['name']}."
+    ana.locator("#countdown").wait_for()  # Ready, Set, Go! on every phone
+
+    # Ben, on his own phone, taps dice for the other card and wins it.
+    ben = browser.new_page()
+    ben.on("pageerror", lambda error: problems.append(str(error)))
+    ben.goto(server.url + "/table?seat=1")
+    ben.locator("text=Go! Roll your 5 dice").wait_for(timeout=5000)
+    state = server.get("/api/state")
+    other = state["display"][0]
+    tap_dice(ben, [{**d, "seat": 1} for d in meeting(state, 1, other["id"])])
+    ben.locator("#rescue").dispatch_event("pointerdown")
+
+    # The round is over on every phone: round 2, the Leader passes to Ben, Cy took the gray die.
+    ana.wait_for_function("document.getElementById('round').textContent.startsWith('2 ')")
+    assert ana.locator("#leader").inner_text() == "Ben"
+    assert ana.locator("#gray").inner_text() == "Cy"
+    assert "Ana" in ana.locator("#seats").inner_text() and "Rescued 1" in ana.locator("#seats").inner_text()
+    ana.goto(server.url + "/scoreboard")
+    ana.locator("#scores tbody tr").nth(2).wait_for()
+    assert "Scores so far (round 2 of 22)" in ana.locator("#score-status").inner_text()
+    assert problems == []

@@ -1,0 +1,118 @@
+"""Colour profiles: the named body colours of a table's dice, and naming a die's colour from them.
+
+A profile maps colour names to one or more reference colours (BGR, 0-255). A die's body colour is
+named by the nearest reference in CIE Lab, where lightness (white / gray / black) and hue (red,
+yellow, green, blue, purple) both count. `default_profile()` is a built-in guess for common dice
+under ordinary light; `learn()` makes a profile from one sample per colour taken under the real
+light (calibration does that), which is what tells a gray die from a white one in a dim room.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from companion.errors import CompanionError
+
+# Built-in references (BGR). Ivory counts as white; "black" dice often look dark gray on camera.
+DEFAULT_COLOURS: dict[str, tuple[tuple[int, int, int], ...]] = {
+    "white": ((235, 235, 235), (200, 225, 235), (185, 195, 200)),
+    "gray": ((128, 128, 128), (110, 115, 115)),
+    "black": ((30, 30, 30), (55, 50, 50)),
+    "red": ((40, 40, 200), (50, 30, 150)),
+    "yellow": ((40, 210, 230), (60, 180, 200)),
+    "green": ((70, 160, 40), (90, 120, 30)),
+    "blue": ((180, 90, 30), (140, 60, 20)),
+    "purple": ((130, 40, 100), (90, 30, 70)),
+}
+
+
+class ColourProfileError(CompanionError, ValueError):
+    """A colour profile file or sample set is not usable; the message says which entry and why."""
+
+
+@dataclass(frozen=True)
+class ColourProfile:
+    """Names of die body colours and their reference colours (BGR)."""
+
+    colours: dict[str, tuple[tuple[float, float, float], ...]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        """Check that every name has at least one three-number reference colour."""
+        if not self.colours:
+            raise ColourProfileError("a colour profile needs at least one colour; add e.g. white: [235, 235, 235].")
+        for name, refs in self.colours.items():
+            if not refs or any(len(ref) != 3 for ref in refs):
+                raise ColourProfileError(
+                    f"colour {name!r} needs reference colours of three numbers (B, G, R), got {refs!r}."
+                )
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The colour names of this profile."""
+        return tuple(self.colours)
+
+    def classify(self, bgr: np.ndarray | tuple[float, float, float]) -> tuple[str, float]:
+        """Name a body colour; the confidence is low when it lies between two profile colours."""
+        lab = _lab(np.asarray(bgr, np.float32).reshape(1, 3))[0]
+        best: dict[str, float] = {}
+        for name, refs in self.colours.items():
+            d = np.linalg.norm(_weighted(_lab(np.asarray(refs, np.float32))) - _weighted(lab[None]), axis=1)
+            best[name] = float(d.min())
+        ranked = sorted(best.items(), key=lambda item: item[1])
+        if len(ranked) == 1:
+            return ranked[0][0], 1.0
+        (name, d1), (_, d2) = ranked[0], ranked[1]
+        # 1 when the nearest colour is much nearer than the second, 0 when they tie.
+        confidence = float(np.clip((d2 - d1) / max(d2, 1e-6) * 2.0, 0.0, 1.0))
+        return name, confidence
+
+    def to_dict(self) -> dict:
+        """The profile as plain JSON/TOML-able values."""
+        return {"colours": {name: [list(map(float, ref)) for ref in refs] for name, refs in self.colours.items()}}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "ColourProfile":
+        """A profile from `to_dict()` output; names the entry that is wrong."""
+        if not isinstance(data, dict) or not isinstance(data.get("colours"), dict):
+            raise ColourProfileError('a colour profile must be a table with a "colours" table of name -> [[B, G, R], ...].')
+        colours = {}
+        for name, refs in data["colours"].items():
+            try:
+                colours[str(name)] = tuple(tuple(float(v) for v in ref) for ref in refs)
+            except (TypeError, ValueError):
+                raise ColourProfileError(
+                    f"colour {name!r}: reference colours must be lists of three numbers, got {refs!r}."
+                ) from None
+        return cls(colours)
+
+
+def default_profile() -> ColourProfile:
+    """The built-in profile: white (ivory too), gray, black, red, yellow, green, blue, purple."""
+    return ColourProfile({name: tuple(tuple(map(float, r)) for r in refs) for name, refs in DEFAULT_COLOURS.items()})
+
+
+def learn(samples: dict[str, np.ndarray | tuple[float, float, float]]) -> ColourProfile:
+    """A profile from one sample per colour name: a BGR colour, or a BGR patch whose median is used."""
+    if not samples:
+        raise ColourProfileError("learning a colour profile needs at least one sample colour.")
+    colours = {}
+    for name, sample in samples.items():
+        values = np.asarray(sample, np.float32)
+        if values.size < 3 or values.shape[-1] != 3:
+            raise ColourProfileError(f"sample for {name!r} must be BGR values (..., 3), got shape {values.shape}.")
+        colours[name] = (tuple(float(v) for v in np.median(values.reshape(-1, 3), axis=0)),)
+    return ColourProfile(colours)
+
+
+def _lab(bgr: np.ndarray) -> np.ndarray:
+    """CIE Lab (L 0-100, a and b about -128..127) of (n, 3) BGR values 0-255."""
+    pixels = (np.clip(bgr, 0, 255) / 255.0).astype(np.float32).reshape(-1, 1, 3)
+    return cv2.cvtColor(pixels, cv2.COLOR_BGR2Lab).reshape(-1, 3)
+
+
+def _weighted(lab: np.ndarray) -> np.ndarray:
+    """Lab with hue counted a little more than lightness (light varies more than pigment)."""
+    return lab * np.array([0.8, 1.2, 1.2], np.float32)

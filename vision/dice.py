@@ -1,0 +1,239 @@
+"""The dice reader: every pip die in an image, its centre, size, angle, body colour, value and confidence.
+
+How it reads (pip-first, so it works for any body colour with contrasting pips):
+1. find pips: small round blobs, darker or lighter than a uniform surround (vision/dice_pips.py);
+2. join pips that sit on one uniform face: close, of similar size and polarity, with nothing but
+   body colour on the straight path between them (a gap between touching dice or a face edge
+   breaks the path);
+3. each group of 1-6 pips whose layout matches a die face is a die; of groups that overlap (the
+   side faces of a die seen at an angle) only the most frontal face is kept;
+4. the body colour is sampled around the pips and named by the colour profile.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.colour import ColourProfile, default_profile
+from vision.dice_layout import HALF_SIDE, TOLERANCE, fit_faces
+from vision.dice_pips import Pips, find_pips, sample
+
+# The reader works on images no larger than this (longest side, pixels); bigger ones are shrunk.
+WORK_SIDE = 2000
+# A pip's centre sits this far from its face's centre, as a fraction of the face side (corner pips
+# of common dice: 0.22-0.30), so the two farthest pips of a face are ~0.74 side apart.
+PIP_OFFSET = 0.26
+# Colour distance (BGR) that marks a die's edge against the table around a one.
+EDGE_STEP = 18.0
+
+
+@dataclass(frozen=True)
+class DieReading:
+    """One die as read: centre and side in image pixels, angle in degrees, colour, value, confidence."""
+
+    x: float
+    y: float
+    size: float
+    angle: float
+    colour: str
+    value: int
+    confidence: float
+
+    def to_dict(self) -> dict:
+        """The reading as JSON-able values, rounded for people."""
+        return {
+            "x": round(self.x, 1), "y": round(self.y, 1), "size": round(self.size, 1),
+            "angle": round(self.angle, 1), "value": self.value, "colour": self.colour,
+            "confidence": round(self.confidence, 3),
+        }
+
+
+def read_dice(image: np.ndarray, profile: ColourProfile | None = None) -> list[DieReading]:
+    """Read every pip die in a BGR (or gray, or BGRA) image; an empty or blank image has none."""
+    bgr = _as_bgr(image)
+    if bgr is None:
+        return []
+    profile = profile or default_profile()
+    scale = min(1.0, WORK_SIDE / max(bgr.shape[:2]))
+    if scale < 1.0:
+        bgr = cv2.resize(bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    pips = _find_all_pips(bgr)
+    faces = _frontal_faces(pips, _candidate_faces(bgr, pips))
+    return [_rescaled(_reading(pips, face, profile), scale) for face in faces]
+
+
+def _as_bgr(image: np.ndarray) -> np.ndarray | None:
+    """The image as 8-bit BGR, or None when there is nothing to read."""
+    if not isinstance(image, np.ndarray) or image.size == 0 or image.ndim not in (2, 3):
+        return None
+    if min(image.shape[:2]) < 8:
+        return None
+    if image.dtype != np.uint8:
+        image = cv2.normalize(image.astype(np.float32), None, 0, 255, cv2.NORM_MINMAX).astype(np.uint8)
+    if image.ndim == 2:
+        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    channels = image.shape[2]
+    if channels == 1:
+        return cv2.cvtColor(image[:, :, 0], cv2.COLOR_GRAY2BGR)
+    if channels == 4:
+        return cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    if channels == 3:
+        return np.ascontiguousarray(image)
+    return None
+
+
+def _find_all_pips(bgr: np.ndarray) -> Pips:
+    """Pip candidates with sizes scaled to the image size."""
+    side = max(bgr.shape[:2])
+    unit = side / 640.0
+    kernel = max(7, int(11 * unit) | 1)
+    return find_pips(bgr, kernel=kernel, threshold=40.0, min_area=max(5, int(6 * unit * unit)),
+                     max_area=int(450 * unit * unit))
+
+
+def _faces(bgr: np.ndarray, pips: Pips) -> list[np.ndarray]:
+    """Groups of pip indices that lie on one face, one group per die."""
+    n = len(pips)
+    if n == 0:
+        return []
+    parent = np.arange(n)
+
+    def root(i: int) -> int:
+        """Union-find root with path halving."""
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, j in _candidate_pairs(pips):
+        if _same_face(bgr, pips, i, j):
+            parent[root(i)] = root(j)
+    groups: dict[int, list[int]] = {}
+    for i in range(n):
+        groups.setdefault(root(i), []).append(i)
+    return [np.array(g) for g in groups.values()]
+
+
+def _candidate_pairs(pips: Pips) -> list[tuple[int, int]]:
+    """Pairs of pips close enough, alike enough in size and polarity, to share a face."""
+    xy, r = pips.xy, pips.radius
+    d = np.linalg.norm(xy[:, None, :] - xy[None, :, :], axis=2)
+    rmean = (r[:, None] + r[None, :]) / 2
+    ratio = np.maximum(r[:, None], r[None, :]) / np.minimum(r[:, None], r[None, :])
+    same = pips.polarity[:, None] == pips.polarity[None, :]
+    ok = same & (d < 8.5 * rmean) & (ratio < 1.8) & (d > 2.0 * rmean)
+    i, j = np.nonzero(np.triu(ok, 1))
+    return list(zip(i.tolist(), j.tolist()))
+
+
+def _same_face(bgr: np.ndarray, pips: Pips, i: int, j: int) -> bool:
+    """True when only body colour lies on the straight path between pips i and j."""
+    contrast = min(pips.contrast[i], pips.contrast[j])
+    body = (pips.body[i] + pips.body[j]) / 2
+    if np.linalg.norm(pips.body[i] - pips.body[j]) > 0.4 * contrast:
+        return False
+    a, b = pips.xy[i], pips.xy[j]
+    length = float(np.linalg.norm(b - a))
+    unit = (b - a) / length
+    start = a + unit * (1.5 * pips.radius[i] + 0.5)
+    end = b - unit * (1.5 * pips.radius[j] + 0.5)
+    if np.dot(end - start, unit) <= 0:
+        return True
+    t = np.linspace(0.0, 1.0, 9)[:, None]
+    values = sample(bgr, start + t * (end - start))
+    return float(np.max(np.linalg.norm(values - body, axis=1))) < float(np.clip(0.3 * contrast, 20.0, 60.0))
+
+
+@dataclass(frozen=True)
+class _Face:
+    """A face found: its pips (indices into the image's pips), value, centre, grid step, turn, fit error."""
+
+    pips: tuple[int, ...]
+    value: int
+    centre: tuple[float, float]
+    step: float
+    angle: float
+    error: float
+
+    @property
+    def size(self) -> float:
+        """The face's side in pixels."""
+        return 2.0 * HALF_SIDE * self.step
+
+
+def _candidate_faces(bgr: np.ndarray, pips: Pips) -> list[_Face]:
+    """Every face the pip groups hold: fitted layouts of 2-6 pips, and lone pips that look like ones."""
+    faces: list[_Face] = []
+    lone: list[int] = []
+    for group in _faces(bgr, pips):
+        fits, left = fit_faces(pips.xy[group], pips.radius[group])
+        for fit in fits:
+            members = tuple(int(group[m]) for m in fit.members)
+            faces.append(_Face(members, fit.value, fit.centre, fit.step, fit.angle, fit.error))
+        lone.extend(int(group[m]) for m in left)
+    steps = [f.step / float(np.mean(pips.radius[list(f.pips)])) for f in faces]
+    # A one's pip is usually bigger than the others; its face is ~2.9 of its radius per grid step.
+    ratio = float(np.median(steps)) * 0.8 if steps else 2.9
+    for k in lone:
+        if _lone_pip_is_die(bgr, pips, k):
+            x, y = pips.xy[k]
+            faces.append(_Face((k,), 1, (float(x), float(y)), float(pips.radius[k]) * ratio, 0.0, 0.2))
+    return faces
+
+
+def _frontal_faces(pips: Pips, faces: list[_Face]) -> list[_Face]:
+    """Drop faces that overlap a more frontal one (side faces of a die seen at an angle)."""
+    multi = [f.size for f in faces if f.value > 1]
+    typical = float(np.median(multi)) if multi else 0.0
+    # Side faces are foreshortened: their pips are smaller and less round than the top face's.
+    frontal = [float(np.mean(pips.radius[list(f.pips)] * pips.roundness[list(f.pips)])) for f in faces]
+    order = sorted(range(len(faces)), key=lambda k: -frontal[k])
+    kept: list[int] = []
+    for k in order:
+        # Top faces of two dice are a die's side apart at least; a side face's centre is nearer.
+        if all(np.hypot(faces[k].centre[0] - faces[m].centre[0], faces[k].centre[1] - faces[m].centre[1])
+               > 0.85 * max(faces[k].size, faces[m].size, typical) for m in kept):
+            kept.append(k)
+    return [faces[k] for k in sorted(kept)]
+
+
+def _lone_pip_is_die(bgr: np.ndarray, pips: Pips, k: int) -> bool:
+    """True when a pip with no partner sits in the middle of a plain face (a one), not on clutter."""
+    if pips.roundness[k] < 0.6:
+        return False
+    r = pips.radius[k]
+    tolerance = float(np.clip(0.3 * pips.contrast[k], 20.0, 60.0))
+    inner = sample(bgr, pips.xy[k] + _RING16 * (3.0 * r + 1.5))
+    if float(np.percentile(np.linalg.norm(inner - pips.body[k], axis=1), 85)) >= tolerance:
+        return False
+    # A one's face ends about 5 pip radii out; a dot on a wide plain surface is no die.
+    outer = sample(bgr, np.concatenate([pips.xy[k] + _RING16 * (f * r + 2.0) for f in (6.0, 7.5)]))
+    return float(np.mean(np.linalg.norm(outer - pips.body[k], axis=1) > EDGE_STEP)) > 0.25
+
+
+_RING16 = np.array([[np.cos(a), np.sin(a)] for a in np.linspace(0, 2 * np.pi, 16, endpoint=False)], np.float32)
+
+
+def _reading(pips: Pips, face: _Face, profile: ColourProfile) -> DieReading:
+    """The die reading of one face: colour from the body around its pips, confidence from the fit."""
+    members = list(face.pips)
+    colour_name, colour_conf = profile.classify(np.median(pips.body[members], axis=0))
+    fit = 1.0 - min(1.0, face.error / TOLERANCE)
+    confidence = (0.5 + 0.5 * fit) * (0.6 + 0.4 * colour_conf)
+    return DieReading(
+        x=face.centre[0], y=face.centre[1], size=face.size, angle=face.angle,
+        colour=colour_name, value=face.value, confidence=float(np.clip(confidence, 0.0, 1.0)),
+    )
+
+
+def _rescaled(reading: DieReading, scale: float) -> DieReading:
+    """The reading in the pixels of the original image."""
+    if scale == 1.0:
+        return reading
+    return DieReading(
+        x=reading.x / scale, y=reading.y / scale, size=reading.size / scale, angle=reading.angle,
+        colour=reading.colour, value=reading.value, confidence=reading.confidence,
+    )

@@ -1,0 +1,102 @@
+"""Fitting die faces to a group of pips: which pips form one face, and what value that face shows.
+
+The pips of a face sit on a 3x3 grid of step u around the face's centre. Any two pips that are
+opposite corners of that grid fix the whole grid (centre, step, turn); a hypothesis is good when
+every pip inside its face square sits on a grid point and the occupied points are a real layout
+(1 to 6). Pips of a side face seen at an angle, or of a touching die, fall outside the square and
+are left for another face.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+# Grid points of each value, in a frame where the hypothesis' diagonal runs (-1,-1) to (1,1).
+_LAYOUTS: dict[frozenset, int] = {
+    frozenset({(-1, -1), (1, 1)}): 2,
+    frozenset({(-1, -1), (0, 0), (1, 1)}): 3,
+    frozenset({(-1, -1), (1, 1), (-1, 1), (1, -1)}): 4,
+    frozenset({(-1, -1), (1, 1), (-1, 1), (1, -1), (0, 0)}): 5,
+    frozenset({(-1, -1), (1, 1), (-1, 1), (1, -1), (-1, 0), (1, 0)}): 6,
+    frozenset({(-1, -1), (1, 1), (-1, 1), (1, -1), (0, -1), (0, 1)}): 6,
+}
+# A face's half side in grid steps (pip offset ~0.26 of the side), and how far off a grid point a
+# pip may sit (perspective, pip-finding noise) as a fraction of the step.
+HALF_SIDE = 1.9
+INSIDE = 1.6
+TOLERANCE = 0.38
+# Step / pip radius of real dice: about 2.5 (big pips) to 4.5 (small pips).
+STEP_PER_RADIUS = (1.7, 5.5)
+
+
+@dataclass(frozen=True)
+class FaceFit:
+    """One face found in a pip group: its pips (indices into the group), value, centre, step, turn."""
+
+    members: tuple[int, ...]
+    value: int
+    centre: tuple[float, float]
+    step: float
+    angle: float
+    error: float
+
+
+def fit_faces(xy: np.ndarray, radius: np.ndarray) -> tuple[list[FaceFit], list[int]]:
+    """Split a group of pips into faces of 2-6 pips; returns the faces and the pips left over."""
+    remaining = list(range(len(xy)))
+    faces: list[FaceFit] = []
+    while len(remaining) >= 2:
+        best = _best_face(xy[remaining], radius[remaining])
+        if best is None:
+            break
+        members = tuple(remaining[k] for k in best.members)
+        faces.append(FaceFit(members, best.value, best.centre, best.step, best.angle, best.error))
+        remaining = [k for k in remaining if k not in members]
+    return faces, remaining
+
+
+def _best_face(xy: np.ndarray, radius: np.ndarray) -> FaceFit | None:
+    """The face hypothesis that explains the most pips, all on grid points, or None."""
+    n = len(xy)
+    i, j = np.triu_indices(n, 1)
+    diag = xy[j] - xy[i]
+    length = np.linalg.norm(diag, axis=1)
+    step = length / (2.0 * np.sqrt(2.0))
+    rmean = (radius[i] + radius[j]) / 2.0
+    plausible = (step > STEP_PER_RADIUS[0] * rmean) & (step < STEP_PER_RADIUS[1] * rmean)
+    best: FaceFit | None = None
+    for k in np.nonzero(plausible)[0]:
+        face = _hypothesis(xy, radius, int(i[k]), int(j[k]), diag[k], float(step[k]))
+        if face is not None and (best is None or (len(face.members), -face.error) > (len(best.members), -best.error)):
+            best = face
+    return best
+
+
+def _hypothesis(xy: np.ndarray, radius: np.ndarray, a: int, b: int, diag: np.ndarray, step: float) -> FaceFit | None:
+    """The face with pips a and b at opposite corners, or None when the pips inside do not fit."""
+    centre = (xy[a] + xy[b]) / 2.0
+    unit = diag / np.linalg.norm(diag)
+    # The grid axes are the diagonal turned by -45 and +45 degrees.
+    c, s = np.cos(np.pi / 4), np.sin(np.pi / 4)
+    e1 = np.array([c * unit[0] + s * unit[1], -s * unit[0] + c * unit[1]])
+    e2 = np.array([c * unit[0] - s * unit[1], s * unit[0] + c * unit[1]])
+    rel = xy - centre
+    q = np.stack([rel @ e1, rel @ e2], axis=1) / step
+    inside = np.max(np.abs(q), axis=1) < INSIDE
+    size_ok = (radius > 0.6 * radius[[a, b]].mean()) & (radius < 1.6 * radius[[a, b]].mean())
+    members = np.nonzero(inside & size_ok)[0]
+    grid = np.clip(np.rint(q[members]), -1, 1)
+    error = np.abs(q[members] - grid).max(axis=1)
+    if error.size == 0 or float(error.max()) > TOLERANCE:
+        return None
+    points = [tuple(int(v) for v in g) for g in grid]
+    if len(set(points)) != len(points):
+        return None
+    value = _LAYOUTS.get(frozenset(points))
+    if value is None:
+        return None
+    angle = float(np.degrees(np.arctan2(e1[1], e1[0])) % 90.0)
+    return FaceFit(tuple(int(m) for m in members), value, (float(centre[0]), float(centre[1])), step, angle,
+                   float(error.mean()))

@@ -1,0 +1,34 @@
+"""Finished games and exports: the history list, one game as JSON or CSV."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, jsonify
+
+from web.context import table
+
+bp = Blueprint("history", __name__, url_prefix="/api")
+
+
+@bp.get("/history")
+def history() -> Any:
+    """Every game, newest first, with the scores of the finished ones."""
+    return jsonify(games=[record.summary() for record in table().session.store.history()])
+
+
+@bp.get("/games/<int:game_id>/export.json")
+def export_json(game_id: int) -> Any:
+    """One game, its setup, catalogue and every event, as a JSON download."""
+    data = table().session.store.export_json(game_id)
+    response = jsonify(data)
+    response.headers["Content-Disposition"] = f"attachment; filename=game-{game_id}.json"
+    return response
+
+
+@bp.get("/games/<int:game_id>/export.csv")
+def export_csv(game_id: int) -> Any:
+    """One game's events as a CSV download."""
+    text = table().session.store.export_csv(game_id)
+    return Response(text, mimetype="text/csv",
+                    headers={"Content-Disposition": f"attachment; filename=game-{game_id}.csv"})
