@@ -16,7 +16,7 @@ SQUARE_SLACK_MM = 4.0
 # Two learned colours closer than this in CIE Lab are easily confused at the table (gray vs white in dim light).
 MIN_LAB_DISTANCE = 15.0
 # A square's middle counts as "a die is there" when this share of it has edges steeper than this (grey levels/px).
-BUSY_GRADIENT, BUSY_SHARE = 6.0, 0.03
+BUSY_GRADIENT, BUSY_SHARE = 4.0, 0.01
 
 
 @dataclass(frozen=True)

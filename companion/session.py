@@ -130,9 +130,12 @@ class Session:
         return unsubscribe
 
     def snapshot(self) -> dict[str, Any]:
-        """The JSON-able view that every phone and the LEDs show."""
+        """The JSON-able view that every phone and the LEDs show (countdown as of now)."""
         with self._lock:
-            return self._snapshot
+            if self._countdown is None or not self._snapshot.get("countdown"):
+                return self._snapshot
+            left = max(0.0, self._countdown[0] - self._clock())
+            return {**self._snapshot, "countdown": {**self._snapshot["countdown"], "ends_in_ms": left}}
 
     @property
     def version(self) -> int:
@@ -199,7 +202,15 @@ class Session:
         if record is None:
             self._publish()
             return
-        self._load(record)
+        try:
+            self._load(record)
+        except StoreError as error:
+            # A log the rules can no longer replay (e.g. after an upgrade): keep it, start afresh.
+            log.error("%s; the game is kept in the history as abandoned", error)
+            self.store.abandon(record.id)
+            self._game = self._state = self._catalogue = None
+            self._publish()
+            return
         log.info("resumed game %s at event %s", record.id, len(self.store.events(record.id)))
         self._advance()
 
@@ -211,7 +222,7 @@ class Session:
             try:
                 state = rules.apply(state, rules.action_from_dict(event.action))
             except (CompanionError, ValueError, KeyError, TypeError) as error:
-                    raise StoreError(
+                raise StoreError(
                     f"game {record.id} cannot be replayed: event {event.seq} ({event.action}) fails: {error}"
                 ) from None
         self._game, self._catalogue, self._state = record, catalogue, state
@@ -471,6 +482,7 @@ class Session:
             "leader": state.leader,
             "gray_holder": state.gray_holder,
             "display": [self._card_dict(card_id) for card_id in state.display],
+            "card_names": {card.id: card.name for card in state.cards},
             "seats": [self._seat_dict(seat) for seat in range(len(state.players))],
             "countdown": countdown,
             "choosing": _choosing_dict(state) if phase == "choosing" else None,

@@ -81,7 +81,7 @@ class TableBoard:
             self.when_host("undo")
 
     def _host_released(self) -> None:
-        """The host button was let go: a short press starts the round."""
+        """The host button was let go: a short press (not a hold) means "start"."""
         held, self._host_held = self._host_held, False
         if not held and self.when_host is not None:
             self.when_host("start")

@@ -9,6 +9,7 @@ from companion.errors import CompanionError, SettingsError
 from companion.settings import Settings
 from hardware.board import TableBoard
 from hardware.factory import WHAT_TO_DO, choose_pin_factory, is_mock
+from hardware.mockpins import demo_pin_factory
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +28,9 @@ def attach(session: Any, settings: Settings, pin_factory=None) -> TableBoard | N
             log.info("Buttons and LEDs are off ([pins] pin_factory = \"none\"); the phones' buttons work.")
             return None
     board = _open_board(settings, pin_factory)
+    if board is None and not is_mock(pin_factory) and pin_factory is not None:
+        pin_factory = demo_pin_factory()
+        board = _open_board(settings, pin_factory)  # keep the phones' path the same: mock pins
     if board is None:
         return None
     connect(board, session)
@@ -43,6 +47,8 @@ def _open_board(settings: Settings, pin_factory) -> TableBoard | None:
         log.error("%s Until then the phones' on-screen buttons work; `companion doctor` checks the pins.", error)
     except Exception as error:  # gpiozero and the chip drivers raise many kinds (busy pin, no access)
         log.error("Could not open the seat buttons and LEDs (%s: %s). %s", type(error).__name__, error, WHAT_TO_DO)
+        if pin_factory is not None and not is_mock(pin_factory):
+            log.warning("Using the demo's mock pins instead.")
     return None
 
 
@@ -63,10 +69,11 @@ def forward_press(session: Any, seat: int, t_ms: float, source: str) -> Any:
     try:
         outcome = session.press(seat, t_ms, source)
     except CompanionError as error:  # e.g. a seat with a button but no player in this game
-        log.info("Seat %d's button: %s", seat + 1, error)
+        log.info("Press of seat %d (index %d, from %s) not taken: %s", seat + 1, seat, source, error)
         return None
     if getattr(outcome, "accepted", True) is False:
-        log.info("Seat %d's press refused: %s", seat + 1, getattr(outcome, "reason", ""))
+        log.info("Press of seat %d (index %d, from %s) refused: %s", seat + 1, seat, source,
+                 getattr(outcome, "reason", ""))
     return outcome
 
 

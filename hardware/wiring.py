@@ -97,7 +97,7 @@ def wiring_markdown(pins: SeatPins) -> str:
 def _other_leg(wire: Wire) -> str:
     """Where the device's second wire goes (LEDs and buzzers through their resistor/transistor)."""
     if "LED" in wire.what:
-        return f"330 Ω resistor, then GND (pin {wire.ground_pin})"
+        return f"GND (pin {wire.ground_pin}) from the short leg; a 330 Ω resistor in series"
     if wire.what == "buzzer":
-        return f"GND (pin {wire.ground_pin}); active 3.3 V buzzer"
+        return f"GND (pin {wire.ground_pin}); an active 3.3 V buzzer (over 15 mA: through a transistor)"
     return f"GND (pin {wire.ground_pin}); no resistor, the Pi's pull-up is used"

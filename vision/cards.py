@@ -29,7 +29,10 @@ RATIO = 0.8  # Lowe's ratio test: keep a match only when clearly better than the
 MIN_INLIERS = 14  # matches the homography must agree with before a card counts as found
 MAX_COPIES = 4  # copies of one card looked for in one scene
 LIKENESS_SIDE = 168  # pictures are compared at this size (longer side, pixels)
+LIKENESS_TILES = (4, 6)  # columns, rows of tiles the likeness is measured in
+LIKENESS_QUANTILE = 20  # the likeness is this percentile of the tiles' correlations
 MIN_LIKENESS = 0.5  # a found card must look at least this much like its taught picture (0-1)
+MIN_CARD_FILL = 0.85  # an outline counts as a card when it fills this much of its rectangle
 GLARE_LEVEL = 245  # grey level above which a part of a card counts as washed out by glare
 INDEX = "cards.json"
 
@@ -279,18 +282,21 @@ def appearance_likeness(picture: np.ndarray, scene: np.ndarray, homography: np.n
     seen = cv2.warpPerspective(_normalised_grey(scene), back, small, flags=cv2.INTER_AREA)
     a = _detail(seen)
     b = _detail(cv2.resize(_normalised_grey(picture), small, interpolation=cv2.INTER_AREA))
+    # Glare: washed-out white where the card itself is not white (white parts of a card may clip in bright light).
+    plain = cv2.resize(cv2.cvtColor(picture, cv2.COLOR_BGR2GRAY), small, interpolation=cv2.INTER_AREA)
+    glare = (raw >= GLARE_LEVEL) & (plain < GLARE_LEVEL - 30)
     scores = []
-    for rows in np.array_split(np.arange(small[1]), 4):
-        for cols in np.array_split(np.arange(small[0]), 3):
-            if np.mean(raw[np.ix_(rows, cols)] >= GLARE_LEVEL) > 0.05:
+    for rows in np.array_split(np.arange(small[1]), LIKENESS_TILES[1]):
+        for cols in np.array_split(np.arange(small[0]), LIKENESS_TILES[0]):
+            if np.mean(glare[np.ix_(rows, cols)]) > 0.05:
                 continue  # washed out by a reflection: says nothing either way
             ta, tb = a[np.ix_(rows, cols)], b[np.ix_(rows, cols)]
             ta, tb = ta - ta.mean(), tb - tb.mean()
             norm = float(np.sqrt((ta * ta).sum() * (tb * tb).sum()))
             scores.append(float((ta * tb).sum()) / norm if norm > 1e-6 else 0.0)
-    if len(scores) < 4:  # most of the card under glare: too little left to be sure
+    if len(scores) < LIKENESS_TILES[0] * LIKENESS_TILES[1] // 3:  # mostly under glare: too little left to be sure
         return 0.0
-    return float(np.clip(np.percentile(scores, 25), 0.0, 1.0))
+    return float(np.clip(np.percentile(scores, LIKENESS_QUANTILE), 0.0, 1.0))
 
 
 def _plausible(corners: np.ndarray, size: tuple[int, int], shape: tuple[int, ...]) -> bool:
@@ -327,23 +333,23 @@ def _overlap(a: CardSighting, b: CardSighting) -> float:
 
 
 def find_card_shapes(image: np.ndarray, card_area: tuple[float, float]) -> list[np.ndarray]:
-    """Card-like rectangles in the picture: outlines whose area lies in `card_area`, as (4, 2) corners."""
+    """Card-like rectangles in the picture, the most rectangular first, as (4, 2) corners; area within `card_area`."""
     grey = cv2.GaussianBlur(_normalised_grey(image), (5, 5), 0)
-    edges = cv2.Canny(grey, 40, 120)
-    edges = cv2.dilate(edges, np.ones((5, 5), np.uint8))
-    contours, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    shapes = []
+    edges = cv2.dilate(cv2.Canny(grey, 40, 120), np.ones((5, 5), np.uint8))
+    # Every outline, inner ones too: a card touching something else still has the inner rim of its edge.
+    contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    candidates = []
     for contour in contours:
         rect = cv2.minAreaRect(contour)
         (w, h) = rect[1]
         area = w * h
-        if not card_area[0] <= area <= card_area[1] or min(w, h) == 0:
+        if not card_area[0] <= area <= card_area[1] or min(w, h) == 0 or not 1.1 < max(w, h) / min(w, h) < 2.0:
             continue
-        # A card fills its bounding rectangle; a cluster of dice or a hand does not.
-        if cv2.contourArea(cv2.convexHull(contour)) < 0.8 * area or not 1.1 < max(w, h) / min(w, h) < 2.0:
-            continue
-        shapes.append(cv2.boxPoints(rect))
-    return shapes
+        # A card fills its rectangle; a card merged with its neighbours, a cluster of dice or a hand does not.
+        fill = cv2.contourArea(contour) / area
+        if fill >= MIN_CARD_FILL:
+            candidates.append((fill, cv2.boxPoints(rect)))
+    return [quad for _fill, quad in sorted(candidates, key=lambda c: -c[0])]
 
 
 def _unknown_cards(image: np.ndarray, known: list[CardSighting],

@@ -26,6 +26,8 @@ WORK_SIDE = 2000
 # A pip's centre sits this far from its face's centre, as a fraction of the face side (corner pips
 # of common dice: 0.22-0.30), so the two farthest pips of a face are ~0.74 side apart.
 PIP_OFFSET = 0.26
+# Side of the square that the spot maps close/open with: pips up to about this wide are found.
+PIP_KERNEL = 11
 # Colour distance (BGR) that marks a die's edge against the table around a one.
 EDGE_STEP = 18.0
 
@@ -86,12 +88,8 @@ def _as_bgr(image: np.ndarray) -> np.ndarray | None:
 
 
 def _find_all_pips(bgr: np.ndarray) -> Pips:
-    """Pip candidates with sizes scaled to the image size."""
-    side = max(bgr.shape[:2])
-    unit = side / 640.0
-    kernel = max(7, int(11 * unit) | 1)
-    return find_pips(bgr, kernel=kernel, threshold=40.0, min_area=max(5, int(6 * unit * unit)),
-                     max_area=int(450 * unit * unit))
+    """Pip candidates of 1.3-15 px radius (dice of about 15-90 px)."""
+    return find_pips(bgr, kernel=PIP_KERNEL, threshold=40.0, min_area=5, max_area=700)
 
 
 def _faces(bgr: np.ndarray, pips: Pips) -> list[np.ndarray]:
@@ -185,19 +183,24 @@ def _candidate_faces(bgr: np.ndarray, pips: Pips) -> list[_Face]:
 
 
 def _frontal_faces(pips: Pips, faces: list[_Face]) -> list[_Face]:
-    """Drop faces that overlap a more frontal one (side faces of a die seen at an angle)."""
-    multi = [f.size for f in faces if f.value > 1]
-    typical = float(np.median(multi)) if multi else 0.0
-    # Side faces are foreshortened: their pips are smaller and less round than the top face's.
-    frontal = [float(np.mean(pips.radius[list(f.pips)] * pips.roundness[list(f.pips)])) for f in faces]
-    order = sorted(range(len(faces)), key=lambda k: -frontal[k])
+    """Drop faces that are side faces of a die next to them (seen at an angle), or that overlap one."""
+    typical = float(np.median([f.size for f in faces])) if faces else 0.0
+    # Side faces are foreshortened: their pips are flatter (and smaller) than the top face's.
+    round_ = [float(np.mean(pips.roundness[list(f.pips)])) for f in faces]
+    order = sorted(range(len(faces)), key=lambda k: -(round_[k] + 0.02 * float(np.mean(pips.radius[list(faces[k].pips)]))))
     kept: list[int] = []
     for k in order:
-        # Top faces of two dice are a die's side apart at least; a side face's centre is nearer.
-        if all(np.hypot(faces[k].centre[0] - faces[m].centre[0], faces[k].centre[1] - faces[m].centre[1])
-               > 0.85 * max(faces[k].size, faces[m].size, typical) for m in kept):
+        if all(not _side_of(faces[k], round_[k], faces[m], round_[m], typical) for m in kept):
             kept.append(k)
     return [faces[k] for k in sorted(kept)]
+
+
+def _side_of(face: _Face, roundness: float, top: _Face, top_roundness: float, typical: float) -> bool:
+    """True when `face` cannot be a die's top face next to the (rounder) face `top`."""
+    reach = max(face.size, top.size, typical)
+    distance = float(np.hypot(face.centre[0] - top.centre[0], face.centre[1] - top.centre[1]))
+    # Top faces of two dice lie a die's side apart at least; a side face is nearer, and flatter.
+    return distance < 0.9 * reach or (distance < 1.4 * reach and roundness < top_roundness - 0.15)
 
 
 def _lone_pip_is_die(bgr: np.ndarray, pips: Pips, k: int) -> bool:

@@ -28,7 +28,7 @@ HALF_SIDE = 1.9
 INSIDE = 1.6
 TOLERANCE = 0.38
 # Step / pip radius of real dice: about 2.5 (big pips) to 4.5 (small pips).
-STEP_PER_RADIUS = (1.7, 5.5)
+STEP_PER_RADIUS = (1.3, 5.5)
 
 
 @dataclass(frozen=True)

@@ -52,9 +52,34 @@ def sample(image: np.ndarray, xy: np.ndarray) -> np.ndarray:
 def spot_map(bgr: np.ndarray, kernel: int) -> tuple[np.ndarray, np.ndarray]:
     """Per-pixel strength of small dark spots and of small light spots, over all channels."""
     square = cv2.getStructuringElement(cv2.MORPH_RECT, (kernel, kernel))
-    dark = cv2.morphologyEx(bgr, cv2.MORPH_BLACKHAT, square)
-    light = cv2.morphologyEx(bgr, cv2.MORPH_TOPHAT, square)
-    return dark.max(axis=2), light.max(axis=2)
+    dark = cv2.split(cv2.morphologyEx(bgr, cv2.MORPH_BLACKHAT, square))
+    light = cv2.split(cv2.morphologyEx(bgr, cv2.MORPH_TOPHAT, square))
+    # cv2.max per channel: numpy's max over the last axis is ~20 times slower on big frames.
+    return cv2.max(cv2.max(dark[0], dark[1]), dark[2]), cv2.max(cv2.max(light[0], light[1]), light[2])
+
+
+def _shapes(mask: np.ndarray, min_area: int, max_area: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Centre, pixel area and roundness (minor/major axis) of each round-enough blob of a mask."""
+    # Contours are ~40 times faster than connected components on a sparse full-HD mask.
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    xy, area, roundness = [], [], []
+    for contour in contours:
+        n = len(contour)
+        x, y, w, h = cv2.boundingRect(contour)
+        if n < 4 or min(w, h) < 0.33 * max(w, h):
+            continue
+        m = cv2.moments(contour)
+        # The outline runs through the border pixels' centres: add half the border back.
+        pixels = m["m00"] + n / 2.0 + 1.0
+        if not min_area <= pixels <= max_area or pixels < 0.45 * w * h or m["m00"] <= 0:
+            continue
+        a, b, c = m["mu20"] / m["m00"], m["mu02"] / m["m00"], m["mu11"] / m["m00"]
+        spread = np.sqrt(((a - b) / 2) ** 2 + c * c)
+        xy.append((m["m10"] / m["m00"], m["m01"] / m["m00"]))
+        area.append(pixels)
+        roundness.append(np.sqrt(max((a + b) / 2 - spread, 0.0) / max((a + b) / 2 + spread, 1e-9)))
+    return (np.array(xy, np.float32).reshape(-1, 2), np.array(area, np.float32),
+            np.array(roundness, np.float32))
 
 
 def find_pips(bgr: np.ndarray, kernel: int, threshold: float, min_area: int, max_area: int) -> Pips:
@@ -70,24 +95,16 @@ def _blobs(bgr: np.ndarray, strength: np.ndarray, polarity: int, threshold: floa
     """Round blobs of one polarity in a spot-strength map, on a uniform surround."""
     # Keep pixels near their local peak, so that neighbouring pips of a six do not merge.
     peak = cv2.dilate(strength, cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5)))
-    mask = ((strength > threshold) & (strength.astype(np.uint16) * 10 > peak.astype(np.uint16) * 7)).astype(np.uint8)
-    count, _, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    area = stats[1:, cv2.CC_STAT_AREA].astype(np.float32)
-    bw = stats[1:, cv2.CC_STAT_WIDTH].astype(np.float32)
-    bh = stats[1:, cv2.CC_STAT_HEIGHT].astype(np.float32)
-    xy = centroids[1:].astype(np.float32)
-    fill = area / (bw * bh)
-    roundness = np.minimum(bw, bh) / np.maximum(bw, bh)
-    # A disc fills pi/4 of its box; a tilted ellipse less, but a pip never under ~0.45.
-    keep = (area >= min_area) & (area <= max_area) & (fill > 0.45) & (roundness > 0.33)
-    xy, area, roundness = xy[keep], area[keep], roundness[keep]
+    floor = cv2.max(cv2.convertScaleAbs(peak, alpha=0.7), float(threshold))
+    mask = cv2.compare(strength, floor, cv2.CMP_GT)
+    xy, area, roundness = _shapes(mask, min_area, max_area)
     radius = np.sqrt(area / np.pi)
     centre = sample(bgr, xy)
-    ring = sample(bgr, xy[:, None, :] + _RING[None, :, :] * (1.6 * radius[:, None, None] + 1.0))
+    ring = sample(bgr, xy[:, None, :] + _RING[None, :, :] * (1.5 * radius[:, None, None] + 1.0))
     body = np.median(ring, axis=1)
     contrast = np.linalg.norm(centre - body, axis=1)
     ring_dist = np.linalg.norm(ring - body[:, None, :], axis=2)
-    spread = np.percentile(ring_dist, 70, axis=1) / np.maximum(contrast, 1.0)
+    spread = np.percentile(ring_dist, 45, axis=1) / np.maximum(contrast, 1.0)
     good = (contrast > threshold) & (spread < 0.5)
     n = int(good.sum())
     return Pips(

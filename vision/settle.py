@@ -7,7 +7,8 @@ once its centre has stayed within a fraction of its size for `still_frames` fram
 milliseconds; its value and colour are then the confidence-weighted majority of the frames it has
 been still in, and the reported value changes only when another one clearly wins (hysteresis), so a
 still die never flickers. A zone reads "rolling" while any of its dice moves or has not yet settled.
-A die no longer seen is kept for `grace_ms` (a hand passing over it), then dropped.
+A die no longer seen is kept for `grace_ms` (a hand passing over it), then dropped; something seen
+in one frame only (a reader's blip) does not make a zone "rolling".
 Pure logic: no OpenCV, no clock of its own (times come with the readings).
 """
 
@@ -78,6 +79,10 @@ class _Track:
     last_seen_ms: float
     still_since_ms: float
     still_frames: int = 1
+    # Frames the die was seen in, and zone updates since it was first seen: something seen in
+    # one frame, or only now and then, is a reader's blip and does not make a zone "rolling".
+    sightings: int = 1
+    updates: int = 1
     # (value, colour, confidence) of each recent frame the die was still in.
     votes: deque = field(default_factory=deque)
     reported: tuple[int, str] | None = None
@@ -129,6 +134,8 @@ class Settler:
     def update(self, zone: Hashable, readings: Iterable[Any], t_ms: float) -> ZoneState:
         """Take one frame's readings of one zone (taken at t_ms) and return the zone's state."""
         tracks = self._tracks.setdefault(zone, [])
+        for track in tracks:
+            track.updates += 1
         usable = [r for r in readings if float(_field(r, "confidence")) >= self.min_confidence]
         matched = self._match(tracks, usable)
         for track, reading in matched:
@@ -160,12 +167,15 @@ class Settler:
     # ------------------------------------------------------------ following dice
 
     def _match(self, tracks: list[_Track], readings: list[Any]) -> list[tuple[_Track, Any]]:
-        """Pair readings with tracks, nearest first, within one die size and a half."""
+        """Pair readings with tracks, nearest first: a moving die within a die size and a half, a
+        settled one within half a size (so a reader's stray reading beside a still die, or a
+        neighbour touching it, never drags the still die away)."""
         pairs = []
         for track in tracks:
+            reach = 0.5 if track.reported is not None else 1.5
             for index, reading in enumerate(readings):
                 distance = math.hypot(float(_field(reading, "x")) - track.x, float(_field(reading, "y")) - track.y)
-                if distance <= 1.5 * max(track.size, float(_field(reading, "size")), 1.0):
+                if distance <= reach * max(track.size, float(_field(reading, "size")), 1.0):
                     pairs.append((distance, track.ident, index, track, reading))
         pairs.sort(key=lambda p: (p[0], p[1], p[2]))
         used_tracks: set[int] = set()
@@ -196,6 +206,7 @@ class Settler:
         size = float(_field(reading, "size"))
         moved = math.hypot(x - track.x, y - track.y) > self.move_tolerance * max(track.size, 1.0)
         track.last_seen_ms = t_ms
+        track.sightings += 1
         if moved:
             track.x, track.y, track.size = x, y, size
             track.still_since_ms = t_ms
@@ -237,7 +248,7 @@ class Settler:
         unsettled = 0
         for track in tracks:
             if not track.settled(self.still_frames, self.still_ms, t_ms):
-                unsettled += 1
+                unsettled += track.sightings >= 2 and track.sightings >= 0.6 * track.updates
                 continue
             (value, colour), confidence = self._decide(track)
             settled.append(SettledDie(
@@ -264,3 +275,31 @@ def _same_dice(before: tuple[SettledDie, ...], after: list[SettledDie]) -> bool:
     """True when the same tracked dice show the same values and colours."""
     key = lambda dice: sorted((d.track, d.value, d.colour) for d in dice)  # noqa: E731
     return key(before) == key(list(after))
+
+
+def assign_zones(readings: Iterable[Any], zones: dict[Hashable, Any]) -> dict[Hashable, list[Any]]:
+    """Share readings out among zones by their centre: each zone is a rectangle (x1, y1, x2, y2) or a
+    polygon [(x, y), ...] in the readings' pixels. Every zone gets a list (maybe empty); a reading in
+    no zone is left out, a reading in overlapping zones goes to the first."""
+    shared: dict[Hashable, list[Any]] = {zone: [] for zone in zones}
+    for reading in readings:
+        x, y = float(_field(reading, "x")), float(_field(reading, "y"))
+        for zone, shape in zones.items():
+            if _contains(shape, x, y):
+                shared[zone].append(reading)
+                break
+    return shared
+
+
+def _contains(shape: Any, x: float, y: float) -> bool:
+    """True when (x, y) lies in a rectangle (x1, y1, x2, y2) or a polygon of (x, y) points."""
+    points = list(shape)
+    if len(points) == 4 and all(isinstance(v, (int, float)) for v in points):
+        x1, y1, x2, y2 = points
+        return min(x1, x2) <= x <= max(x1, x2) and min(y1, y2) <= y <= max(y1, y2)
+    inside = False
+    for (ax, ay), (bx, by) in zip(points, points[1:] + points[:1]):
+        # Count crossings of a ray to the right of the point (even-odd rule).
+        if (ay > y) != (by > y) and x < ax + (y - ay) * (bx - ax) / (by - ay):
+            inside = not inside
+    return inside

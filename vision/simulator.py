@@ -2,10 +2,20 @@
 
 `render_table(scene, rng) -> (image, truth)` draws what a camera 60-80 cm over a table would see:
 a mat, wood or cloth (or a given picture such as the printed mat, optionally through a
-homography), uneven and tinted light, soft shadows, dice with rounded corners, side faces from
-perspective and concave pips, then blur, sensor noise and optional JPEG artefacts. `random_scene`
-places dice of chosen colours at random places and angles, some touching. The frames are meant to
-be read by the dice reader like any photo; nothing here is shared with the reader.
+homography), uneven and tinted light, soft shadows, dice with rounded corners, side faces (with
+their pips) from perspective and concave pips on top, things that are not dice (blank cubes,
+tokens, beads, cards), hands, then blur, sensor noise and optional JPEG artefacts. `random_scene`
+places dice of chosen colours at random places and angles, some touching. `SimTable` animates a
+table: seats throw their dice (a hand sweeps in, the dice tumble with motion blur and come to
+rest), by themselves now and then or when told (`roll`). The truth has the shape of
+../shared/data/dice/*/truth.json plus each die's colour, centre, size and seat. The frames are
+meant to be read by the dice reader like any photo; nothing here is shared with the reader.
+
+    >>> scene = random_scene(np.random.default_rng(3), dice=26, colours=("white", "gray", "black"),
+    ...                      lighting="warm", background="wood")
+    >>> image, truth = render_table(scene, np.random.default_rng(3))
+    >>> image.shape, len(truth["dice"])
+    ((1080, 1920, 3), 26)
 """
 
 from __future__ import annotations
@@ -166,6 +176,9 @@ class Scene:
     texture_seed: int = 0
     # Things that are not dice, which a reader must not report.
     clutter: tuple[Thing, ...] = ()
+    # Hands reaching over the table, drawn above everything: (x, y, die size, angle) each, where
+    # (x, y) is the palm's centre and angle the direction the fingers point (degrees).
+    hands: tuple[tuple[float, float, float, float], ...] = ()
 
 
 def random_scene(
@@ -306,6 +319,8 @@ def render_table(scene: Scene, rng: np.random.Generator) -> tuple[np.ndarray, di
         truth = _draw_die(canvas, die, scene)
         if truth is not None:
             truths.append(truth)
+    for hand in scene.hands:
+        _draw_hand(canvas, *hand)
     cv2.multiply(canvas, _light_map(scene), dst=canvas, scale=1 / 128)
     if scene.blur > 0:
         cv2.GaussianBlur(canvas, (0, 0), scene.blur, dst=canvas)
@@ -348,19 +363,27 @@ def top_centre(die: DieSpec, scene: Scene) -> tuple[float, float]:
 
 def _square(cx: float, cy: float, side: float, angle: float, rounding: float = 0.16) -> np.ndarray:
     """Outline points of a rounded square turned by `angle` degrees, as float (N, 2)."""
-    half = side / 2.0
-    radius = side * rounding
-    inner = half - radius
-    points = []
-    for corner, (sx, sy) in enumerate(((1, 1), (-1, 1), (-1, -1), (1, -1))):
-        start = 90.0 * corner
-        for step in range(5):
-            theta = math.radians(start + 22.5 * step)
-            points.append((sx * inner + radius * math.cos(theta), sy * inner + radius * math.sin(theta)))
-    local = np.array(points, dtype=np.float64)
+    local = _unit_square(rounding) * side
     turn = math.radians(angle)
-    rotation = np.array([[math.cos(turn), -math.sin(turn)], [math.sin(turn), math.cos(turn)]])
-    return local @ rotation.T + (cx, cy)
+    c, s = math.cos(turn), math.sin(turn)
+    rotation = np.array([[c, s], [-s, c]])
+    return local @ rotation + (cx, cy)
+
+
+_UNIT_SQUARES: dict[float, np.ndarray] = {}
+
+
+def _unit_square(rounding: float) -> np.ndarray:
+    """A rounded square of side 1 centred on 0 (5 points per corner arc), cached per rounding."""
+    if rounding not in _UNIT_SQUARES:
+        inner = 0.5 - rounding
+        points = []
+        for corner, (sx, sy) in enumerate(((1, 1), (-1, 1), (-1, -1), (1, -1))):
+            for step in range(5):
+                theta = math.radians(90.0 * corner + 22.5 * step)
+                points.append((sx * inner + rounding * math.cos(theta), sy * inner + rounding * math.sin(theta)))
+        _UNIT_SQUARES[rounding] = np.array(points, dtype=np.float64)
+    return _UNIT_SQUARES[rounding]
 
 
 def _draw_die(canvas: np.ndarray, die: DieSpec, scene: Scene) -> dict | None:
@@ -434,10 +457,11 @@ def _draw_sides(canvas: np.ndarray, die: DieSpec, tx: float, ty: float, light_an
 
 def _side_pips(canvas, value: int, centre: np.ndarray, across: np.ndarray, down: np.ndarray, colour) -> None:
     """Pips of a side face, foreshortened: each a circle of the face mapped onto the side."""
-    for gx, gy in PIP_LAYOUTS[value]:
-        spot = centre + across * (gx * 0.27) + down * (gy * 0.27 * 1.0)
-        outline = spot + np.outer(_CIRCLE[:, 0] * 0.095, across) + np.outer(_CIRCLE[:, 1] * 0.095, down)
-        cv2.fillConvexPoly(canvas, np.round(outline * 16).astype(np.int32), tuple(colour), cv2.LINE_AA, shift=4)
+    grid = np.array(PIP_LAYOUTS[value], dtype=np.float64) * 0.27
+    spots = centre + grid[:, :1] * across + grid[:, 1:] * down
+    ring = np.outer(_CIRCLE[:, 0] * 0.095, across) + np.outer(_CIRCLE[:, 1] * 0.095, down)
+    outlines = np.round((spots[:, None, :] + ring[None, :, :]) * 16).astype(np.int32)
+    cv2.fillPoly(canvas, list(outlines), tuple(colour), cv2.LINE_AA, shift=4)
 
 
 def _paste_top(canvas: np.ndarray, die: DieSpec, tx: float, ty: float) -> None:
@@ -549,6 +573,29 @@ def _draw_thing(canvas: np.ndarray, thing: Thing, scene: Scene) -> dict:
     x2, y2 = np.ceil(outline.max(axis=0)).astype(int)
     h, w = canvas.shape[:2]
     return {"kind": thing.kind, "box": [max(0, int(x1)), max(0, int(y1)), min(w - 1, int(x2)), min(h - 1, int(y2))]}
+
+
+SKIN = (118, 152, 212)
+
+
+def _draw_hand(canvas: np.ndarray, x: float, y: float, die_size: float, angle: float) -> None:
+    """A hand seen from above: palm, four fingers and a thumb, pointing at `angle` degrees."""
+    turn = math.radians(angle)
+    ahead, side = np.array([math.cos(turn), math.sin(turn)]), np.array([-math.sin(turn), math.cos(turn)])
+    palm = np.array([x, y])
+    skin = np.array(SKIN, dtype=np.float64)
+    parts = [(palm, 2.2, 2.0, 0.0, 1.0)]
+    for k, offset in enumerate((-1.5, -0.5, 0.5, 1.5)):
+        reach = 3.6 - 0.3 * abs(offset)
+        base = palm + ahead * die_size * 1.7 + side * die_size * offset * 0.85
+        parts.append((base + ahead * die_size * reach / 2, reach / 2, 0.42, offset * 4.0, 0.96 - 0.02 * k))
+    thumb = palm + side * die_size * 2.6 + ahead * die_size * 0.8
+    parts.append((thumb, 1.6, 0.5, 50.0, 0.92))
+    for centre, long_axis, short_axis, tilt, shade in parts:
+        axes = (max(1, int(long_axis * die_size * 16)), max(1, int(short_axis * die_size * 16)))
+        direction = int(angle + tilt)
+        outline = cv2.ellipse2Poly((int(centre[0] * 16), int(centre[1] * 16)), axes, direction, 0, 360, 10)
+        cv2.fillPoly(canvas, [outline], tuple(skin * shade), cv2.LINE_AA, shift=4)
 
 
 def _smear(canvas: np.ndarray, box: tuple[int, int, int, int], motion: tuple[float, float]) -> None:
@@ -742,6 +789,10 @@ def seat_zones(seats: int, width: int, height: int) -> list[tuple[float, float, 
     return zones
 
 
+# How long a thrower's hand shows over the table, seconds.
+HAND_S = 0.5
+
+
 @dataclass
 class _TableDie:
     """A die of the animated table: where it rests, and its roll in progress, if any."""
@@ -822,6 +873,9 @@ class SimTable:
         self._next_roll = [self._roll_delay(first=True) for _ in self.zones]
         # Per seat, the table time (ms) its last thrown die came to rest.
         self.rested_ms: dict[int, float] = {seat: 0.0 for seat in range(len(self.zones))}
+        # Per seat, when its player's hand last threw (seconds); the hand shows for HAND_S.
+        self._thrown_at: dict[int, float] = {}
+        self.hands = True
         # Clutter stays put, clear of the dice's first places (rolled dice may land near it).
         resting = [(d.x, d.y, d.angle) for d in self.dice]
         things = random_clutter(self.rng, clutter, side, width, height, resting)
@@ -874,6 +928,7 @@ class SimTable:
                 for number, die in enumerate(thrown):
                     value = values[number % len(values)] if values else None
                     self._start_roll(die, value)
+                self._thrown_at[one] = self.t
 
     def seat_dice(self, seat: int) -> list[_TableDie]:
         """The dice of one seat, in a fixed order."""
@@ -917,13 +972,33 @@ class SimTable:
             if t >= due:
                 for die in self.seat_dice(seat):
                     self._start_roll(die, None)
+                self._thrown_at[seat] = t
                 self._next_roll[seat] = self._roll_delay()
         specs = []
         for die in self.dice:
             x, y, angle, face, mx, my, rolling = self._position(die, t)
             specs.append(DieSpec(x=x, y=y, value=face, colour=die.colour, angle=angle, size=die.size,
                                  motion=(mx, my), seat=die.seat, rolling=rolling))
-        return replace(self.scene, dice=tuple(specs))
+        return replace(self.scene, dice=tuple(specs), hands=self._hands(t))
+
+    def _hands(self, t: float) -> tuple[tuple[float, float, float, float], ...]:
+        """The hands over the table at time t: each thrower's hand sweeps in from its table edge and out."""
+        if not self.hands:
+            return ()
+        shown = []
+        size = float(np.mean([d.size for d in self.dice])) if self.dice else 30.0
+        for seat, thrown in self._thrown_at.items():
+            u = (t - thrown) / HAND_S
+            if not 0.0 <= u <= 1.0:
+                continue
+            x1, y1, x2, y2 = self.zones[seat]
+            cx, cy = (x1 + x2) / 2.0, (y1 + y2) / 2.0
+            # The player sits at the nearer long edge of the frame.
+            edge_y = self.scene.height + 4 * size if cy > self.scene.height / 2 else -4 * size
+            reach = math.sin(math.pi * u)
+            y = edge_y + (cy - edge_y) * reach * 0.8
+            shown.append((cx, y, size, -90.0 if edge_y > cy else 90.0))
+        return tuple(shown)
 
     def next_frame(self) -> tuple[np.ndarray, dict]:
         """Render the current frame and its truth, then move the clock on by one frame."""

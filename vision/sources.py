@@ -8,7 +8,12 @@
     auto                                   picamera2 if a camera module is there, else usb:0, else sim
 
 `open_source(spec)` returns a `FrameSource`: `frames()` yields images, `close()` may be called twice,
-and it is a context manager. `CameraThread` (vision/camera_thread.py) reads one in the background.
+and it is a context manager. `describe_kinds()` lists every option (sim also takes seats, fps,
+realtime, colours, lighting, background, roll_every, die_size, jpeg, clutter, hands).
+`CameraThread` (vision/camera_thread.py) reads one in the background:
+
+    with CameraThread("auto", when_status=print) as camera:
+        frame = camera.wait_for_frame(timeout=5)     # or camera.latest(), which never waits
 """
 
 from __future__ import annotations
@@ -117,6 +122,7 @@ OPTIONS: dict[str, dict[str, tuple[Callable[[str], Any], Any, str]]] = {
         "die_size": (_positive, 0.0, "die side in pixels (0: as seen from 70 cm)"),
         "jpeg": (_count, 0, "JPEG quality of each frame (0: no compression)"),
         "clutter": (_count, 0, "things on the table that are not dice (blank cubes, tokens, beads)"),
+        "hands": (_flag, True, "show the thrower's hand over the table as dice are rolled"),
     },
     "auto": {},
 }
@@ -404,9 +410,15 @@ class FolderSource(FrameSource):
 class SimSource(FrameSource):
     """The simulated table (vision/simulator.py), animated: seats roll their dice now and then."""
 
-    def __init__(self, spec: SourceSpec):
-        """Build the simulated table from the options."""
+    def __init__(self, spec: SourceSpec, table: Any = None):
+        """Build the simulated table from the options (or use `table`, a SimTable made by the caller)."""
         super().__init__(spec)
+        # The truth of the frame last yielded (boxes, values, colours, which dice are rolling).
+        self.last_truth: dict | None = None
+        self._recent: deque = deque(maxlen=64)
+        if table is not None:
+            self.table = table
+            return
         from vision.simulator import SimTable  # imported when used: the camera sources do not need it
 
         options = spec.options
@@ -426,9 +438,7 @@ class SimSource(FrameSource):
             )
         except (KeyError, ValueError) as error:
             raise SourceError(f"{spec.text!r}: {error}") from None
-        # The truth of the frame last yielded (boxes, values, colours, which dice are rolling).
-        self.last_truth: dict | None = None
-        self._recent: deque = deque(maxlen=64)
+        self.table.hands = options["hands"]
 
     def truth_of(self, image: np.ndarray) -> dict | None:
         """The truth of a frame this source yielded recently (e.g. `camera.latest().image`)."""
@@ -468,6 +478,12 @@ class _Pacer:
 
 
 # ---------------------------------------------------------------- choosing
+
+
+def sim_source(table: Any, realtime: bool = True) -> SimSource:
+    """A frame source over a SimTable built by the caller (e.g. the printed mat seen through a
+    homography, with seat zones from the calibration): `sim_source(SimTable(...))`."""
+    return SimSource(parse_spec(f"sim?realtime={int(realtime)}&fps={table.fps:g}"), table=table)
 
 
 def picamera2_present() -> bool:
@@ -531,6 +547,6 @@ def describe_kinds() -> str:
 from vision.camera_thread import CameraThread, Frame  # noqa: E402  (re-exported: the contract names them here)
 
 __all__ = [
-    "CameraThread", "Frame", "FrameSource", "SourceSpec", "open_source", "parse_spec",
+    "CameraThread", "Frame", "FrameSource", "SourceSpec", "open_source", "parse_spec", "sim_source",
     "resolve_auto", "describe_kinds", "KINDS", "OPTIONS", "PICAMERA2_MISSING",
 ]

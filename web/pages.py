@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import time
 from typing import Any
 
 import qrcode
@@ -62,7 +63,8 @@ def scoreboard() -> Any:
 @bp.get("/history")
 def history() -> Any:
     """Games played at this table, newest first."""
-    games = [record.summary() for record in table().session.store.history()]
+    games = [{**record.summary(), "when": time.strftime("%Y-%m-%d %H:%M", time.localtime(record.started))}
+             for record in table().session.store.history()]
     return render_template("history.html", page="history", games=games)
 
 

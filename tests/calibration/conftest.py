@@ -155,3 +155,96 @@ def on_squares() -> Callable[..., list[tuple[str, int, float, float]]]:
 def card_drawing() -> Callable[..., np.ndarray]:
     """The draw_card() helper for tests."""
     return draw_card
+
+
+# ---- the live table: a hand-driven clock, a session with a game, the simulated mat table -------------
+
+
+@dataclass
+class Job:
+    """One scheduled call of the session's timer."""
+
+    due_ms: float
+    callback: Callable[[], None]
+    cancelled: bool = False
+
+    def cancel(self) -> None:
+        """Call it off."""
+        self.cancelled = True
+
+
+class ManualTime:
+    """A clock and a scheduler that move only when the test says so (the session's race window, countdown)."""
+
+    def __init__(self) -> None:
+        """Start at 1 s."""
+        self.now_ms = 1000.0
+        self.jobs: list[Job] = []
+
+    def clock(self) -> float:
+        """The current time in ms."""
+        return self.now_ms
+
+    def schedule(self, delay_s: float, callback: Callable[[], None]) -> Job:
+        """Remember `callback` for `delay_s` from now."""
+        job = Job(self.now_ms + delay_s * 1000, callback)
+        self.jobs.append(job)
+        return job
+
+    def advance_to(self, target_ms: float) -> None:
+        """Move the clock on to `target_ms`, running every job that fell due, in time order."""
+        while True:
+            due = sorted((j for j in self.jobs if not j.cancelled and j.due_ms <= target_ms), key=lambda j: j.due_ms)
+            if not due:
+                break
+            self.jobs.remove(due[0])
+            self.now_ms = max(self.now_ms, due[0].due_ms)
+            due[0].callback()
+        self.now_ms = max(self.now_ms, target_ms)
+
+
+class TruthReader:
+    """Reads a simulated frame by its truth (for tests of the live glue, apart from the reader's accuracy):
+    each die at its centre, with its face; a rolling die is blurred, so it reads less sure."""
+
+    def __init__(self) -> None:
+        """No frame yet."""
+        self.truth: dict | None = None
+
+    def __call__(self, image: np.ndarray, profile: object = None) -> list:
+        """The readings of the frame whose truth was set last."""
+        from vision.dice import DieReading
+
+        return [DieReading(x=float(d["centre"][0]), y=float(d["centre"][1]), size=float(d["size"]),
+                           angle=float(d["angle"]), colour=d["colour"], value=int(d["value"]),
+                           confidence=0.6 if d.get("rolling") else 0.95)
+                for d in (self.truth or {}).get("dice", [])]
+
+
+@pytest.fixture
+def manual() -> ManualTime:
+    """The hand-driven clock and timer."""
+    return ManualTime()
+
+
+@pytest.fixture
+def game(tmp_path, manual):
+    """A 3-player demo game (Leader seat 0) over a fresh event store, with the manual clock."""
+    from companion.session import Session
+    from companion.settings import RaceSettings, Settings
+    from companion.store import EventStore
+
+    store = EventStore(tmp_path / "companion.sqlite3")
+    settings = Settings(race=RaceSettings(tie_window_ms=30.0, countdown_ms=3000.0))
+    session = Session(store, settings, catalogue_path=tmp_path / "rescue-animals.toml", schedule=manual.schedule,
+                      clock=manual.clock, seed=7)
+    session.start(["Ana", "Ben", "Cy"], leader=0, demo=True, seed=5)
+    yield session
+    session.close()
+    store.close()
+
+
+@pytest.fixture
+def truth_reader() -> TruthReader:
+    """A reader that returns the simulator's truth."""
+    return TruthReader()

@@ -84,18 +84,20 @@ def test_requirement_text_from_dice_read_on_a_card() -> None:
     assert requirement_from_dice([]) == ""
 
 
-def test_prefill_reads_dice_drawn_on_a_card() -> None:
+@pytest.mark.parametrize("dice, size", [((("white", 3), ("white", 6)), 40), ((("white", 3), ("white", 6)), 60),
+                                        ((("white", 1), ("white", 4), ("white", 5)), 40)])
+def test_prefill_reads_dice_drawn_on_a_card(dice, size) -> None:
     """Dice drawn on a card (rendered like real dice) are read into requirement text for the host to confirm."""
     from vision.simulator import DieSpec, Lighting, Scene, render_table
 
     card = np.full((420, 300, 3), (225, 235, 240), np.uint8)
-    dice = (("white", 3), ("white", 6))
-    specs = tuple(DieSpec(x=90 + 120 * k, y=330, value=v, colour=c, size=60, angle=0) for k, (c, v) in enumerate(dice))
-    scene = Scene(width=300, height=420, background=card, dice=specs, camera_mm=1e6, blur=0.5,
+    specs = tuple(DieSpec(x=60 + 90 * k, y=330, value=v, colour=c, size=size) for k, (c, v) in enumerate(dice))
+    scene = Scene(width=300, height=420, background=card, dice=specs, blur=0.5,
                   lighting=Lighting(shadow=0.0, unevenness=0.0, noise=1.0))
     picture, _ = render_table(scene, np.random.default_rng(0))
     guess = prefill_requirement(picture)
-    assert guess.text == "W3 W6" and guess.dice == 2
+    expected = " ".join(f"W{value}" for _colour, value in dice)
+    assert guess.text == expected and guess.dice == len(dice)
     assert "check them against the card" in guess.note
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 
 import pytest
+from gpiozero.pins.mock import MockFactory
 
 from companion.errors import GpioUnavailable
 from companion.settings import SeatPins, Settings
@@ -77,3 +78,32 @@ def test_attach_uses_the_factory_it_is_given(factory):
         assert board.seats[0].button.pin_factory is factory
         factory.pin(5).drive_low()
         assert [seat for seat, _, _ in session.presses] == [0]
+
+
+class BusyFactory:
+    """A real-looking (not mock) pin factory whose pins are all taken by another program."""
+
+    def __init__(self):
+        """Borrow everything but the pins from a mock factory."""
+        self._inner = MockFactory()
+
+    def __getattr__(self, name):
+        """Delegate reservations, ticks and the rest."""
+        return getattr(self._inner, name)
+
+    def pin(self, name, **kwargs):
+        """Every pin is busy, as lgpio says when another program holds it."""
+        raise OSError("GPIO busy")
+
+
+def test_pins_that_cannot_be_opened_fall_back_to_mock_pins(caplog):
+    session = FakeSession()
+    with caplog.at_level(logging.WARNING):
+        board = attach(session, Settings(), pin_factory=BusyFactory())
+    try:
+        assert "Could not open the seat buttons and LEDs (OSError: GPIO busy)" in caplog.text
+        assert "gpio group" in caplog.text and "Using the demo's mock pins instead." in caplog.text
+        assert is_mock(board.seats[0].button.pin_factory) and not isinstance(board.seats[0].button.pin_factory, BusyFactory)
+        assert board.press_from_screen(0) is not None
+    finally:
+        board.close()

@@ -118,7 +118,7 @@ def test_a_seat_that_cannot_claim_is_refused_and_blinks_no(table, caplog):
     with caplog.at_level("INFO"):
         snap = table.race({1: 0.0, 2: 40.0})
     assert snap["last_race"]["winner"] == 2  # the refused press did not open the window
-    assert "Seat 2's press refused: Bo's dice" in caplog.text
+    assert "Press of seat 2 (index 1, from button) refused: Bo's dice" in caplog.text
     # The LED was off (seat 1 cannot claim): it flashes twice and goes dark again.
     assert wait_until(lambda: len(led.states) >= 5)
     assert [s.state for s in led.states][1:5] == [1.0, 0.0, 1.0, 0.0]
@@ -139,3 +139,25 @@ def test_a_bouncing_button_makes_one_claim_in_the_real_session(table):
     table.timers.run()
     race = table.snap["last_race"]
     assert race["winner"] == 0 and len(race["presses"]) == 1
+
+
+def test_a_mashing_seat_is_locked_out_when_the_setting_is_on(tmp_path):
+    from companion.settings import RaceSettings
+    from hardware.mockpins import demo_pin_factory
+
+    settings = Settings(race=RaceSettings(mash_lockout_ms=500.0))
+    store, timers, factory = EventStore(tmp_path / "events.sqlite"), ManualTimers(), demo_pin_factory()
+    session = Session(store, settings, schedule=timers.schedule, seed=1)
+    with attach(session, settings, pin_factory=factory) as board:
+        session.start(["Ada", "Bo", "Cy"], leader=0, demo=True, seed=3)
+        table = Table(session, board, factory, timers)
+        rng = random.Random(5)
+        table.go()
+        table.roll_to_miss(1, rng)
+        table.race({1: 0.0}, settle=False)  # refused: Bo's dice meet nothing
+        table.roll_to_meet(1, table.snap["display"][0]["id"], rng)
+        snap = table.race({1: 0.0}, settle=False)  # 50 ms later: still inside the lockout
+        assert snap["seats"][1]["refusal"]["reason"].startswith("too many presses")
+        assert table.session.settle_race() is None  # nothing entered the race
+    session.close()
+    store.close()

@@ -53,5 +53,5 @@ def test_wiring_table_gives_header_pins_and_grounds():
     assert wires["seat 5 LED"].header_pin == 12  # GPIO18 is physical pin 12 on every 40-pin Pi
     assert wires["host button"].header_pin == 18
     table = wiring_markdown(SeatPins())
-    assert "| seat 1 LED | GPIO12 | 32 | 330 Ω resistor, then GND (pin 30) |" in table
+    assert "| seat 1 LED | GPIO12 | 32 | GND (pin 30) from the short leg; a 330 Ω resistor in series |" in table
     assert len(table.splitlines()) == 2 + 12

@@ -261,3 +261,33 @@ def test_a_whole_demo_game_ends_in_the_history_with_its_scores(make_session, man
     assert record.scores["final"] is True
     assert sum(len(s["rescued"]) for s in snap["seats"]) == 44  # 54 sample cards, 10 back in the box
     assert record.scores["winner"] == snap["scores"]["winner"]
+
+
+def test_a_log_that_cannot_be_replayed_is_kept_and_the_table_starts_afresh(session, make_session, store_path):
+    """A corrupted event: the game is abandoned (not deleted) and the companion still starts."""
+    game = session.snapshot()["game_id"]
+    session.store.append(game, {"kind": "roll", "seat": 9, "dice": []}, "phone")
+    again = make_session()
+    assert again.snapshot()["phase"] == "idle"
+    record = again.store.game(game)
+    assert record.status == "abandoned" and [e.kind for e in again.store.events(game)] == ["reveal", "roll"]
+
+
+def test_a_real_deck_waits_for_the_host_to_reveal(make_session, manual):
+    """Without the demo deck the round starts in "reveal"; the host's Reveal deals, then Ready-Set-Go."""
+    session = make_session()
+    snap = session.start(["Ana", "Ben"], leader=0, demo=False)
+    assert snap["phase"] == "reveal" and snap["display_size"] == 3 and snap["deck_count"] == 45
+    assert session.press(0).reason == "the cards are not laid out yet: the host reveals them first."
+    with pytest.raises(IllegalAction, match="round 1 displays 3 cards for 2 players; got 1"):
+        session.reveal(["giant-panda"])
+    snap = session.reveal(["giant-panda", "fin-whale", "vaquita"])
+    assert snap["phase"] == "ready" and [c["id"] for c in snap["display"]] == ["giant-panda", "fin-whale", "vaquita"]
+    manual.advance(3001)
+    assert session.snapshot()["phase"] == "open"
+
+
+def test_a_phone_that_joins_mid_countdown_sees_the_time_left(session, manual):
+    """The snapshot's countdown is as of the moment it is asked for."""
+    manual.advance(1000)
+    assert session.snapshot()["countdown"]["ends_in_ms"] == 2000.0

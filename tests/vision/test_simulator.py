@@ -94,6 +94,7 @@ def test_lighting_changes_the_colour_of_a_white_die():
     scene = Scene(width=960, height=540, dice=die, lighting=EVEN)
 
     def corner_colour(lighting):
+        """Mean colour of a patch of the die's face, away from its pip."""
         image, truth = render(with_lighting(scene, lighting))
         cx, cy = truth["dice"][0]["centre"]
         return image[int(cy) - 20:int(cy) - 12, int(cx) - 20:int(cx) - 12].reshape(-1, 3).mean(axis=0)
@@ -209,3 +210,19 @@ def test_a_blank_cube_has_no_pips():
     image, truth = render(scene)
     cube = {"centre": [200, 150], "size": 40}
     assert count_pips(image, cube) == 0 and truth["dice"] == []
+
+
+def test_the_throwers_hand_shows_over_the_table_during_a_throw_only():
+    from vision.simulator import SKIN
+
+    table = SimTable(seed=3, dice=4, seats=2, size=(960, 540), roll_every=0, fps=10)
+
+    def skin_share(image):
+        """Share of the frame that has the colour of skin."""
+        return float((np.abs(image.astype(int) - SKIN).max(axis=2) < 40).mean())
+
+    before, _ = table.next_frame()
+    table.roll(1)
+    during = [skin_share(table.next_frame()[0]) for _ in range(4)]
+    after = [skin_share(table.next_frame()[0]) for _ in range(10)]
+    assert skin_share(before) < 0.001 and max(during) > 0.008 and after[-1] < 0.001

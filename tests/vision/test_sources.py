@@ -210,8 +210,8 @@ def test_auto_picks_sim_without_a_camera(no_picamera2, monkeypatch):
         assert source.spec.kind == "sim"
 
 
-def test_auto_picks_sim_on_this_machine(no_picamera2):
-    # This machine has neither a camera module nor a USB camera.
+@pytest.mark.skipif(sources.usb_camera_present(0), reason="this machine has a USB camera")
+def test_auto_picks_sim_on_a_machine_without_cameras(no_picamera2):
     assert sources.resolve_auto() == "sim"
 
 
@@ -255,6 +255,7 @@ class FlakySource(FrameSource):
     """Gives `good` frames, then fails `failures` times in a row (unplugged), then works again."""
 
     def __init__(self, good=5, failures=2, how="raise"):
+        """Fail after `good` frames by `how`: raise, hang or end."""
         super().__init__(parse_spec("sim"))
         self.good, self.failures, self.how = good, failures, how
         self.opened = 0
@@ -262,6 +263,7 @@ class FlakySource(FrameSource):
         self.release = threading.Event()
 
     def frames(self):
+        """Frames whose pixels hold the attempt number."""
         self.closed = False
         self.opened += 1
         attempt = self.opened
@@ -279,6 +281,7 @@ class FlakySource(FrameSource):
         # "end": the generator just stops
 
     def close(self):
+        """Count closes; unblock a hanging read."""
         super().close()
         self.closes += 1
         self.release.set()
@@ -359,3 +362,23 @@ def test_sim_source_tells_the_truth_of_a_frame_the_camera_thread_kept():
     assert truth is not None and len(truth["dice"]) == 4 and truth["index"] >= 3
     assert set(truth["rested_ms"]) == {0}
     assert source.truth_of(np.zeros((2, 2, 3), np.uint8)) is None
+
+
+def test_a_table_built_by_the_caller_is_a_source_too():
+    from vision.simulator import SimTable
+
+    picture = np.full((300, 400, 3), (40, 200, 240), np.uint8)
+    homography = np.array([[1.0, 0.0, 40.0], [0.0, 1.0, 20.0], [0.0, 0.0, 1.0]])
+    table = SimTable(seed=2, dice=4, seats=2, size=(480, 340), die_size=20, roll_every=0, fps=30,
+                     background=picture, homography=homography, zones=[(60, 40, 220, 300), (260, 40, 420, 300)])
+    with sources.sim_source(table, realtime=False) as source:
+        image = next(source.frames())
+    assert image.shape == (340, 480, 3)
+    assert abs(int(image[170, 240, 2]) - 240) < 40 and int(image[5, 5, 2]) < 200  # the picture, and the table around it
+    assert {d["seat"] for d in source.last_truth["dice"]} == {0, 1}
+    assert all(60 <= d["centre"][0] <= 420 for d in source.last_truth["dice"])
+
+
+def test_sim_with_more_dice_than_fit_says_so():
+    with pytest.raises(SourceError, match="seat 0's zone is too small for its dice"):
+        open_source("sim?dice=80&size=320x180&die_size=30")

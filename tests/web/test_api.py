@@ -316,3 +316,34 @@ def test_a_hostile_name_never_reaches_a_page_as_markup(started):
     response = started.post("/api/start", json={"pin": PIN, "players": ["Ana", "<script>x</script>"]})
     assert response.status_code == 400
     assert b"<script>x" not in started.get("/history").data
+
+
+def test_a_whole_game_over_the_api_ends_in_the_history_and_scoreboard(started, session, manual):
+    """Roll-for-me and presses over HTTP until the deck is empty; the history page shows the result."""
+    for _ in range(5000):
+        snap = started.get("/api/state").get_json()
+        if snap["phase"] == "over":
+            break
+        if snap["phase"] == "choosing":
+            started.post("/api/act", json={"kind": "choose", "seat": snap["choosing"]["seat"],
+                                           "card": snap["choosing"]["cards"][0]})
+        elif snap["phase"] == "open":
+            for seat in snap["seats"]:
+                if seat["can_claim"]:
+                    started.post("/api/act", json={"kind": "press", "seat": seat["seat"]})
+            manual.advance(31)
+            for seat in range(3):
+                started.post("/api/act", json={"kind": "roll_random", "seat": seat})
+        else:
+            manual.advance(3001)
+    snap = started.get("/api/state").get_json()
+    assert snap["phase"] == "over" and snap["scores"]["final"] is True
+    winner = snap["seats"][snap["scores"]["winner"]]["name"]
+    page = started.get("/history").get_data(as_text=True)
+    assert f"finished, winner: <b>{winner}</b>" in page
+    for seat in snap["scores"]["seats"]:
+        assert f"{seat['name']} {seat['total']}" in page
+    exported = started.get(f"/api/games/{snap['game_id']}/export.json").get_json()
+    assert exported["status"] == "finished" and exported["scores"] == snap["scores"]
+    response = started.post("/api/act", json={"kind": "roll_random", "seat": 0})
+    assert (response.status_code, response.get_json()) == (409, {"error": "The game is over; no more roll actions."})

@@ -7,15 +7,20 @@
   let snap = null;
   let seat = null;
   let pickingDie = null;
+  let draft = null;
   let countdownTimer = null;
   let catalogue = null;
   let revealPicked = [];
   let localRefusal = null;
 
+  /** A reason as a sentence: a capital first letter and a full stop. */
+  const sentence = (text) => {
+    const t = String(text || "").trim();
+    return t ? t[0].toUpperCase() + t.slice(1) + (/[.!?]$/.test(t) ? "" : ".") : "";
+  };
   const nameOf = (s) => (snap && snap.seats[s] ? snap.seats[s].name : `seat ${s}`);
   const cardName = (id) => {
-    const card = snap.display.find((c) => c.id === id) || (catalogue && catalogue.card.find((c) => c.id === id));
-    return card ? card.name : id;
+    return (snap.card_names && snap.card_names[id]) || id;
   };
 
   /** Draw a card's dice requirement as dice pictures, with the words under them. */
@@ -102,24 +107,35 @@
 
   function renderRefusal(mine) {
     let text = "";
-    if (mine && mine.refusal && snap.server_time - mine.refusal.at < 8) text = `Not a claim: ${mine.refusal.reason}`;
-    if (localRefusal && performance.now() - localRefusal.at < 8000) text = `Not a claim: ${localRefusal.reason}`;
+    if (mine && mine.refusal && snap.server_time - mine.refusal.at < 8) text = `Not a claim: ${sentence(mine.refusal.reason)}`;
+    if (localRefusal && performance.now() - localRefusal.at < 8000) text = `Not a claim: ${sentence(localRefusal.reason)}`;
     say($("refusal"), text);
   }
 
+  let lastPhase = null;
+
+  /** "Ready…" then "Set…" while the countdown runs; "Go!" for a moment when the race opens. */
   function renderCountdown() {
     clearInterval(countdownTimer);
+    clearTimeout(countdownTimer);
     const box = $("countdown");
+    const wentOpen = lastPhase === "ready" && snap.phase === "open";
+    lastPhase = snap.phase;
+    if (wentOpen) {
+      box.textContent = "Go!";
+      box.className = "countdown go";
+      box.hidden = false;
+      countdownTimer = setTimeout(() => { box.hidden = true; }, 900);
+      return;
+    }
     if (snap.phase !== "ready" || !snap.countdown) { box.hidden = true; return; }
-    const ends = performance.now() + snap.countdown.ends_in_ms - (performance.now() - live.received || 0);
+    const ends = live.received + snap.countdown.ends_in_ms;
     const total = snap.countdown.total_ms;
     const tick = () => {
       const left = ends - performance.now();
       box.hidden = false;
-      if (left <= 0) { box.textContent = "Go!"; box.className = "countdown go"; clearInterval(countdownTimer); return; }
-      const part = left > (2 * total) / 3 ? "Ready…" : left > total / 3 ? "Set…" : "Set… (Go next!)";
-      box.textContent = part;
       box.className = "countdown";
+      box.textContent = left > total / 2 ? "Ready…" : "Set…";
     };
     tick();
     countdownTimer = setInterval(tick, 100);
@@ -150,7 +166,7 @@
   }
 
   function renderMySeat(mine) {
-    $("my-seat").hidden = !mine;
+    $("my-seat").hidden = !mine || snap.phase === "over";
     $("pick-seat").hidden = !!mine || snap.phase === "over";
     if (!mine) {
       const buttons = $("seat-buttons");
@@ -161,7 +177,12 @@
     $("my-name").textContent = `${mine.name}, your dice`;
     const hint = bestHint(mine);
     const keep = new Set(hint ? hint.keep : []);
-    const dice = mine.dice.length ? mine.dice : mine.dice_set.map((d) => ({ colour: d.colour, value: null }));
+    // Until every die has a value the taps stay on this phone (a half-entered throw is no throw).
+    const draftKey = `${snap.game_id}:${snap.round}:${mine.dice_set.length}`;
+    if (!draft || draft.key !== draftKey || mine.dice.length) {
+      draft = { key: draftKey, dice: mine.dice_set.map((d) => ({ colour: d.colour, value: null })) };
+    }
+    const dice = mine.dice.length ? mine.dice : draft.dice;
     const row = $("my-dice");
     row.replaceChildren(...dice.map((d, index) => {
       const button = el("button", { type: "button", class: `die-button${keep.has(index) && mine.dice.length ? " keep" : ""}${pickingDie === index ? " picking" : ""}`,
@@ -189,12 +210,22 @@
     button.setAttribute("aria-describedby", "message");
   }
 
+  /** One die tapped: send the whole throw once every die has a value. */
   async function setDie(dice, index, value) {
-    const next = dice.map((d) => ({ colour: d.colour, value: d.value || 1 }));
+    const next = dice.map((d) => ({ colour: d.colour, value: d.value }));
     next[index].value = value;
-    pickingDie = index + 1 < dice.length ? index + 1 : null;
+    const missing = next.findIndex((d) => d.value === null);
+    if (missing >= 0) {
+      draft.dice = next;
+      pickingDie = next.findIndex((d, i) => i > index && d.value === null);
+      if (pickingDie < 0) pickingDie = missing;
+      renderMySeat(snap.seats[seat]);
+      $("my-hint").textContent = `Tap the other dice too: ${next.filter((d) => d.value === null).length} still to set.`;
+      return;
+    }
+    pickingDie = index + 1 < dice.length && !snap.seats[seat].dice.length ? index + 1 : null;
     const r = await api("/api/act", { kind: "roll", seat, dice: next });
-    if (!r.ok) say($("refusal"), r.data.error);
+    if (r.ok) localRefusal = null; else say($("refusal"), r.data.error);
   }
 
   function renderSeats() {
@@ -208,13 +239,15 @@
         el("h3", { text: s.name + (tags.length ? ` (${tags.join(", ")})` : "") }),
         el("div", { class: "dice-row small" }, s.dice.length ? s.dice.map((d) => die(d.colour, d.value)) : el("span", { class: "hint", text: "no dice yet" })),
         el("p", { text: s.satisfied.length ? `Meets: ${s.satisfied.map(cardName).join(", ")}` : (s.why_not && snap.phase === "open" ? s.why_not : "") }),
-        el("p", { class: "hint", text: `Rescued ${s.rescued.length}${s.this_round.length ? ` (this round: ${s.this_round.map(cardName).join(", ")})` : ""}` }));
+        el("p", { class: "hint", text: `Rescued ${s.rescued.length}${s.this_round.length ? ` (this round: ${s.this_round.map(cardName).join(", ")})` : ""}`
+          + ` · ${snap.scores.seats[s.seat].total} points` }));
     }));
   }
 
   async function renderReveal() {
     const show = snap.phase === "reveal" && !snap.demo;
     $("reveal").hidden = !show;
+    if (show && !$("host").dataset.opened) { $("host").open = true; $("host").dataset.opened = "yes"; }
     if (!show) { revealPicked = []; return; }
     if (!catalogue) { const r = await api("/api/catalogue"); if (r.ok) catalogue = r.data; else return; }
     $("reveal-count").textContent = `${revealPicked.length} of ${snap.display_size} picked`;
@@ -237,6 +270,7 @@
     if (seat !== null && !snap.seats[seat]) seat = null;
     const mine = seat === null ? null : snap.seats[seat];
     document.body.classList.toggle("over", snap.phase === "over");
+    $("see-scores").hidden = snap.phase !== "over";
     renderCounters();
     renderMessage(mine);
     renderCountdown();
@@ -270,7 +304,7 @@
   $("roll-for-me").addEventListener("click", async () => {
     pickingDie = null;
     const r = await api("/api/act", { kind: "roll_random", seat });
-    if (!r.ok) say($("refusal"), r.data.error);
+    if (r.ok) localRefusal = null; else say($("refusal"), r.data.error);
   });
   $("change-seat").addEventListener("click", (event) => { event.preventDefault(); forgetSeat(snap.game_id); seat = null; render(); });
   $("undo").addEventListener("click", () => hostCall("/api/undo"));

@@ -1,0 +1,212 @@
+"""The live table: camera frames -> dice per seat zone -> settled -> `session.roll(seat, dice, source="camera")`.
+
+Part of the composition root (like cli.py): it wires a frame source, the calibration, the dice
+reader, the settler and the session. Each frame is read once; every die is put in the seat zone its
+centre lies in (through the calibration's homography); the settler waits until a zone's dice have
+stopped; then the zone's dice go to the session, once per change. A press is judged by the session on
+the dice it holds at that moment, so dice that move after a press cannot change the verdict. The
+latest readings (with unsure dice marked), a picture of each zone and an annotated frame are kept
+for the phones.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+import cv2
+import numpy as np
+
+from calibration.annotate import draw_readings
+from calibration.steps import check_camera_moved
+from calibration.table import Calibration
+from companion.errors import CompanionError
+from vision.settle import EMPTY, STILL, Settler, ZoneState
+
+log = logging.getLogger(__name__)
+
+GAME_COLOURS = ("white", "black", "gray")  # the dice colours Rescue Animals knows
+UNSURE_BELOW = 0.5
+HOLD_MS = 130.0  # a seat's settled dice must read the same this long before they are sent  # a settled die less sure than this shows as unsure on the phones
+CAMERA_CHECK_EVERY_S = 30.0  # how often the markers are looked for again (a moved camera)
+
+
+def live_settler() -> Settler:
+    """The settler the live table uses: three still frames and 150 ms (at 15 fps, 200 ms after rest)."""
+    return Settler(still_frames=3, still_ms=150.0, grace_ms=150.0)
+
+
+@dataclass
+class SeatView:
+    """What the camera last made of one seat: status, the dice with how sure each is, and what was sent."""
+
+    seat: int  # the session's seat number (0-based; the mat's seat 1 is seat 0)
+    status: str = EMPTY
+    dice: list[dict[str, Any]] = field(default_factory=list)
+    sent: tuple[tuple[str, int], ...] | None = None
+    sent_at_ms: float | None = None
+    note: str | None = None
+    candidate: tuple[tuple[tuple[str, int], ...], float] | None = None  # dice read still, and since when (ms)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain values for the phones."""
+        return {"seat": self.seat, "status": self.status, "dice": self.dice, "note": self.note,
+                "unsure": sum(1 for d in self.dice if d["unsure"])}
+
+
+class LiveTable:
+    """Reads the table from a camera and feeds each seat's settled dice to the session."""
+
+    def __init__(self, session: Any, calibration: Calibration, camera: Any = None, *,
+                 read: Callable[..., list[Any]] | None = None, profile: Any = None,
+                 settler: Settler | None = None, clock: Callable[[], float] | None = None,
+                 hold_ms: float = HOLD_MS):
+        """Wire a session, a calibration and (for `start`) a CameraThread; `read` defaults to the dice reader."""
+        if read is None:
+            from vision.dice import read_dice as read
+        if profile is None and calibration.colour_profile:
+            from vision.colour import ColourProfile
+
+            profile = ColourProfile.from_dict(calibration.colour_profile)
+        self.session = session
+        self.calibration = calibration
+        self.camera = camera
+        self._read = read
+        self._profile = profile
+        self.settler = settler or live_settler()
+        self.hold_ms = hold_ms
+        self._clock = clock or (lambda: time.monotonic_ns() / 1e6)
+        self._seats = {z.seat - 1: SeatView(z.seat - 1) for z in calibration.mat.seats}
+        self._latest: tuple[np.ndarray, list[Any]] | None = None
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.camera_note: str | None = None
+        self.frames_read = 0
+
+    # ---- one frame --------------------------------------------------------------------------
+
+    def process(self, image: np.ndarray, t_ms: float) -> dict[int, ZoneState]:
+        """Read one frame taken at t_ms, settle each seat's dice, and send changed seats to the session."""
+        readings = self._read(image, self._profile)
+        by_seat = self.dice_by_seat(readings)
+        states = self.settler.update_all(by_seat, t_ms)
+        with self._lock:
+            self._latest = (image, readings)
+            self.frames_read += 1
+        for seat, state in states.items():
+            self._update_seat(seat, state)
+        return states
+
+    def dice_by_seat(self, readings: Iterable[Any]) -> dict[int, list[Any]]:
+        """Share the readings out among the seats (0-based) by where their centres lie on the mat."""
+        readings = list(readings)
+        by_seat: dict[int, list[Any]] = {seat: [] for seat in self._seats}
+        if not readings:
+            return by_seat
+        on_mat = self.calibration.to_mat(np.array([[r.x, r.y] for r in readings], dtype=np.float64))
+        for reading, (x, y) in zip(readings, on_mat):
+            seat = self.calibration.mat.seat_at(float(x), float(y))
+            if seat is not None:
+                by_seat[seat - 1].append(reading)
+        return by_seat
+
+    def _update_seat(self, seat: int, state: ZoneState) -> None:
+        """Keep the seat's view, and send its dice to the session when they settled on something new."""
+        view = self._seats[seat]
+        view.status = state.status
+        view.dice = [{"colour": d.colour, "value": d.value, "confidence": round(d.confidence, 3),
+                      "unsure": d.confidence < UNSURE_BELOW, "x": round(d.x, 1), "y": round(d.y, 1)}
+                     for d in state.dice]
+        if state.status != STILL or not state.dice:
+            view.candidate = None
+            return
+        dice = tuple(sorted((d.colour, d.value) for d in state.dice if d.colour in GAME_COLOURS))
+        others = [d.colour for d in state.dice if d.colour not in GAME_COLOURS]
+        view.note = (f"{len(others)} die/dice of another colour ({', '.join(sorted(set(others)))}) left out"
+                     if others else None)
+        if view.candidate is None or view.candidate[0] != dice:
+            view.candidate = (dice, state.t_ms)
+        # A reading must hold still a moment: the last tumbles of a die barely move it but change its face.
+        if dice == view.sent or not dice or state.t_ms - view.candidate[1] < self.hold_ms:
+            return
+        try:
+            self.session.roll(seat, [{"colour": c, "value": v} for c, v in dice], source="camera")
+        except CompanionError as error:  # no game yet, seat not playing, game over: keep watching
+            view.note = str(error)
+            return
+        view.sent, view.sent_at_ms = dice, self._clock()
+
+    # ---- what the phones ask for ------------------------------------------------------------
+
+    def view(self) -> dict[str, Any]:
+        """Every seat's latest reading (status, dice, unsure ones) and the camera's state, as plain values."""
+        with self._lock:
+            seats = [self._seats[s].to_dict() for s in sorted(self._seats)]
+        status = getattr(self.camera, "status", None)
+        return {"seats": seats, "camera": status, "camera_note": self.camera_note, "frames": self.frames_read}
+
+    def correct(self, seat: int, dice: Iterable[dict[str, Any]], source: str = "host correction") -> dict[str, Any]:
+        """The host's correction of a seat's dice: applied and logged by the session; the camera sends that
+        seat again only when its dice change."""
+        return self.session.roll(seat, list(dice), source=source)
+
+    def annotated(self) -> np.ndarray | None:
+        """The latest frame with the seat zones and every die read drawn on it (None before the first)."""
+        with self._lock:
+            latest = self._latest
+        if latest is None:
+            return None
+        return draw_readings(latest[0], self.calibration, latest[1])
+
+    def zone_picture(self, seat: int, px_per_mm: float = 4.0) -> np.ndarray | None:
+        """A top-down picture of one seat's zone (0-based seat) from the latest frame, for disputes."""
+        with self._lock:
+            latest = self._latest
+        zone = next((z for z in self.calibration.mat.seats if z.seat - 1 == seat), None)
+        if latest is None or zone is None:
+            return None
+        return self.calibration.rectify(latest[0], rect=zone.rect, px_per_mm=px_per_mm)
+
+    # ---- running ----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Read the camera in a background thread until `close()`."""
+        if self.camera is None:
+            raise CompanionError("the live table needs a camera to start; give it a CameraThread.")
+        self._thread = threading.Thread(target=self._run, name="live table", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        """Process each new frame; look for the markers again now and then; never stop on a bad frame."""
+        last_index, last_check = -1, 0.0
+        while not self._stop.is_set():
+            frame = self.camera.wait_for_frame(after=last_index, timeout=1.0)
+            if frame is None:
+                continue
+            last_index = frame.index
+            try:
+                self.process(frame.image, frame.t_ms)
+                if time.monotonic() - last_check > CAMERA_CHECK_EVERY_S:
+                    last_check = time.monotonic()
+                    self.camera_note = check_camera_moved(self.calibration, frame.image).message
+            except Exception:  # noqa: BLE001 - one bad frame must not stop the table; it is logged
+                log.exception("live table: frame %s could not be read", frame.index)
+
+    def close(self) -> None:
+        """Stop the background thread (safe to call twice)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+
+def encode_jpeg(image: np.ndarray | None, quality: int = 80) -> bytes | None:
+    """A picture as JPEG bytes for the phones (None stays None)."""
+    if image is None:
+        return None
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return data.tobytes() if ok else None

@@ -1,0 +1,230 @@
+"""The live table on the simulated mat: calibrated by its markers, dice settled per seat zone, fed to the session.
+
+Most tests read the frames by the simulator's truth (TruthReader), so they test the live glue (zones,
+settling, sending, the press semantics) apart from the dice reader's accuracy; the last one runs the
+real reader in the background thread on a simulated camera.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+
+import pytest
+
+from calibration.demo import mat_table
+from calibration.steps import calibrate_frame
+from companion.dice_requirements import Die, match
+from companion.live import LiveTable
+
+FRAME = (1280, 720)
+START_MS = 5000.0  # frames are stamped after the session's Ready-Set-Go countdown has run out
+
+
+@pytest.fixture
+def rig(game, manual, truth_reader):
+    """A 3-seat simulated mat table, its calibration from the first frame, and a live table on the game."""
+    table, _view = mat_table(seats=3, size=FRAME, seed=2)
+    first, truth = table.next_frame()
+    result = calibrate_frame(first, colours=False)
+    assert result.calibration is not None, result.problems
+    live = LiveTable(game, result.calibration, read=truth_reader, clock=manual.clock)
+    calls: list[tuple[int, tuple, str, dict]] = []
+    original = game.roll
+
+    def recording_roll(seat, dice, source="phone"):
+        """Pass the roll on, remembering it and what the table looked like then."""
+        calls.append((seat, tuple((d["colour"], d["value"]) for d in dice), source, dict(truth_reader.truth["seats"])))
+        return original(seat, dice, source)
+
+    game.roll = recording_roll
+
+    class Rig:
+        """The pieces, and a way to play frames."""
+
+        def __init__(self):
+            """Keep the pieces."""
+            self.table, self.live, self.session, self.calls = table, live, game, calls
+
+        def frames(self, count: int) -> float:
+            """Show the live table `count` more frames; returns the last frame's time (ms)."""
+            t = 0.0
+            for _ in range(count):
+                image, truth = table.next_frame()
+                truth_reader.truth = truth
+                t = START_MS + truth["t_ms"]
+                manual.advance_to(t)
+                live.process(image, t)
+            return t
+
+        def until_still(self, seat: int, limit: int = 60) -> float:
+            """Play frames until `seat` (0-based) has sent settled dice after its dice came to rest."""
+            sent = len([c for c in calls if c[0] == seat])
+            for _ in range(limit):
+                t = self.frames(1)
+                if len([c for c in calls if c[0] == seat]) > sent:
+                    return t
+            raise AssertionError(f"seat {seat} never settled")
+
+    rig = Rig()
+    rig.frames(2)
+    manual.advance_to(START_MS)
+    assert game.snapshot()["phase"] == "open"
+    return rig
+
+
+def _seat_dice(session, seat: int) -> Counter:
+    """The seat's dice as the session holds them."""
+    return Counter((d["colour"], d["value"]) for d in session.snapshot()["seats"][seat]["dice"])
+
+
+def _throw(session, meets: int | None, seed: int = 0) -> list[int]:
+    """Values for four white dice and a black one meeting exactly display card `meets` (None: no card)."""
+    rng = random.Random(seed)
+    display = session.snapshot()["display"]
+    for _ in range(200_000):
+        values = [rng.randint(1, 6) for _ in range(5)]
+        dice = [Die("white", v) for v in values[:4]] + [Die("black", values[4])]
+        met = [i for i, card in enumerate(display) if match(card["requirement"], dice)]
+        if met == ([] if meets is None else [meets]):
+            return values
+    raise AssertionError("no such throw")
+
+
+def _as_dice(values: list[int]) -> Counter:
+    """The throw as (colour, value) counts."""
+    return Counter([("white", v) for v in values[:4]] + [("black", values[4])])
+
+
+def test_settled_dice_reach_the_session_once_and_only_when_still(rig) -> None:
+    """A seat's throw is sent once, after the dice stopped, with what they show; nothing while rolling."""
+    values = [2, 3, 5, 6, 4]
+    rig.table.roll(1, values=values)
+    rig.until_still(1)
+    rig.frames(15)
+    assert _seat_dice(rig.session, 1) == _as_dice(values)
+    sent = [c for c in rig.calls if c[0] == 1]
+    assert len(sent) == 1 and sent[0][2] == "camera"
+    assert sent[0][3][1] == "still"  # the sim said the seat's dice were at rest when they were sent
+    view = rig.live.view()["seats"][1]
+    assert view["status"] == "still" and len(view["dice"]) == 5 and view["unsure"] == 0
+
+
+def test_a_claim_is_judged_on_the_dice_settled_at_the_press(rig) -> None:
+    """Seat 0 settles dice for a card and presses; its dice roll on before the race closes: it still rescues."""
+    values = _throw(rig.session, meets=0)
+    card = rig.session.snapshot()["display"][0]["id"]
+    rig.table.roll(0, values=values)
+    t = rig.until_still(0)
+    assert rig.session.press(0, t, source="phone").accepted
+    rig.table.roll(0, values=_throw(rig.session, meets=None, seed=3))  # the dice move after the press...
+    for _ in range(40):  # ...and settle on something else, all before the race is decided
+        image, truth = rig.table.next_frame()
+        rig.live._read.truth = truth
+        rig.live.process(image, t)
+    assert _seat_dice(rig.session, 0) != _as_dice(values)
+    rig.session.settle_race()
+    snapshot = rig.session.snapshot()
+    assert snapshot["last_race"]["winner"] == 0
+    assert card in snapshot["seats"][0]["rescued"]
+
+
+def test_a_claim_is_refused_when_the_dice_met_the_card_only_after_the_press(rig) -> None:
+    """Seat 2 presses on dice that meet nothing, then its dice settle on a card: refused, nothing rescued."""
+    rig.table.roll(2, values=_throw(rig.session, meets=None, seed=1))
+    t = rig.until_still(2)
+    rig.session.press(2, t, source="phone")
+    rig.table.roll(2, values=_throw(rig.session, meets=1, seed=2))
+    for _ in range(40):
+        image, truth = rig.table.next_frame()
+        rig.live._read.truth = truth
+        rig.live.process(image, t)
+    assert rig.session.snapshot()["seats"][2]["satisfied"]  # the dice meet a card now...
+    rig.session.settle_race()
+    snapshot = rig.session.snapshot()
+    assert snapshot["last_race"]["winner"] is None  # ...but they did not at the press
+    assert [seat for seat, _reason in snapshot["last_race"]["refused"]] == [2]
+    assert snapshot["seats"][2]["rescued"] == []
+
+
+def test_a_whole_round_is_decided_by_the_camera(rig, manual) -> None:
+    """Both display cards rescued, each by the seat whose settled dice met it when it pressed."""
+    first = rig.session.snapshot()
+    cards = [c["id"] for c in first["display"]]
+    round_number = first["round"]
+    for seat, card_index in ((1, 0), (2, 1)):
+        display = [c["id"] for c in rig.session.snapshot()["display"]]
+        values = _throw(rig.session, meets=display.index(cards[card_index]), seed=seat)
+        rig.table.roll(seat, values=values)
+        t = rig.until_still(seat)
+        assert rig.session.snapshot()["seats"][seat]["satisfied"] == [cards[card_index]]
+        rig.session.press(seat, t, source="phone")
+        manual.advance_to(t + 100)  # the tie window closes, the race is decided
+        assert cards[card_index] in rig.session.snapshot()["seats"][seat]["rescued"]
+        manual.advance_to(t + 100 + 3100)  # Ready, Set, Go! for the next race
+        rig.frames(1)
+    snapshot = rig.session.snapshot()
+    assert snapshot["round"] == round_number + 1
+    assert snapshot["gray_holder"] == 0  # the one seat that rescued nothing takes the gray die
+
+
+def test_a_host_correction_is_logged_and_not_overwritten(rig) -> None:
+    """The host corrects a misread seat: the session keeps it (source logged) until the dice change."""
+    rig.table.roll(0, values=[2, 2, 3, 4, 5])
+    rig.until_still(0)
+    corrected = [{"colour": "white", "value": v} for v in (6, 6, 6, 6)] + [{"colour": "black", "value": 6}]
+    rig.live.correct(0, corrected)
+    rig.frames(10)
+    assert _seat_dice(rig.session, 0) == Counter({("white", 6): 4, ("black", 6): 1})
+    assert [c[2] for c in rig.calls if c[0] == 0] == ["camera", "host correction"]
+    events = rig.session.store.events(rig.session.store.current_game().id)
+    assert any(e.source == "host correction" for e in events)
+
+
+def test_unsure_dice_show_as_unsure(rig, truth_reader) -> None:
+    """A die the reader is unsure of is marked unsure in the seat's view."""
+    sure = truth_reader.__call__
+
+    def shaky(image, profile=None):
+        """The truth, with seat 1's black die read unsure."""
+        readings = sure(image, profile)
+        return [r if r.colour != "black" or rig.live.calibration.seat_at(r.x, r.y) != 2
+                else r.__class__(r.x, r.y, r.size, r.angle, r.colour, r.value, 0.3) for r in readings]
+
+    rig.live._read = shaky
+    rig.table.roll(1, values=[3, 3, 4, 4, 5])
+    rig.until_still(1)
+    assert rig.live.view()["seats"][1]["unsure"] == 1
+
+
+def test_zone_picture_and_annotated_frame(rig) -> None:
+    """A top-down picture of a seat's zone and the annotated frame are there for the phones."""
+    rig.frames(1)
+    zone = rig.live.calibration.mat.seats[0].rect
+    picture = rig.live.zone_picture(0, px_per_mm=2.0)
+    assert picture.shape[:2] == (round(zone.h * 2), round(zone.w * 2))
+    assert rig.live.annotated().shape == (FRAME[1], FRAME[0], 3)
+
+
+def test_the_live_thread_reads_a_simulated_camera_with_the_real_reader(game) -> None:
+    """Started on a camera thread over the simulated mat, it reads frames with the dice reader until closed."""
+    from vision.camera_thread import CameraThread
+    from vision.sources import SimSource, parse_spec
+
+    table, _view = mat_table(seats=3, size=FRAME, seed=4)
+    calibration = calibrate_frame(table.next_frame()[0], colours=False).calibration
+    camera = CameraThread(SimSource(parse_spec("sim?fps=15"), table=table))
+    live = LiveTable(game, calibration, camera)
+    try:
+        live.start()
+        deadline = time.monotonic() + 20
+        while live.frames_read < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        live.close()
+        camera.close()
+    view = live.view()
+    assert view["frames"] >= 3
+    assert {s["seat"] for s in view["seats"]} == {0, 1, 2}
+    assert sum(len(s["dice"]) for s in view["seats"]) > 0 or all(s["status"] != "still" for s in view["seats"])
