@@ -7,8 +7,9 @@ once its centre has stayed within a fraction of its size for `still_frames` fram
 milliseconds; its value and colour are then the confidence-weighted majority of the frames it has
 been still in, and the reported value changes only when another one clearly wins (hysteresis), so a
 still die never flickers. A zone reads "rolling" while any of its dice moves or has not yet settled.
-A die no longer seen is kept for `grace_ms` (a hand passing over it), then dropped; something seen
-in one frame only (a reader's blip) does not make a zone "rolling".
+A die no longer seen is kept for `grace_ms` (a hand passing over it), then dropped. Something seen
+in one frame only (a reader's blip) does not make a zone "rolling"; dice appearing anew in two of
+the last three frames (tumbling) do.
 Pure logic: no OpenCV, no clock of its own (times come with the readings).
 """
 
@@ -129,6 +130,7 @@ class Settler:
         self.min_confidence = min_confidence
         self._tracks: dict[Hashable, list[_Track]] = {}
         self._states: dict[Hashable, ZoneState] = {}
+        self._fresh: dict[Hashable, deque] = {}
         self._next_ident = 0
 
     def update(self, zone: Hashable, readings: Iterable[Any], t_ms: float) -> ZoneState:
@@ -141,9 +143,12 @@ class Settler:
         for track, reading in matched:
             self._follow(track, reading, t_ms)
         claimed = {id(reading) for _, reading in matched}
-        for reading in usable:
-            if id(reading) not in claimed:
-                tracks.append(self._new_track(reading, t_ms))
+        fresh = [r for r in usable if id(r) not in claimed]
+        for reading in fresh:
+            tracks.append(self._new_track(reading, t_ms))
+        # Dice appearing anew frame after frame (tumbling, each frame somewhere else) mean rolling,
+        # while one appearing in a single frame is a reader's blip.
+        self._fresh.setdefault(zone, deque(maxlen=3)).append(bool(fresh))
         tracks[:] = [t for t in tracks if t_ms - t.last_seen_ms <= self.grace_ms]
         state = self._zone_state(zone, tracks, t_ms)
         self._states[zone] = state
@@ -163,6 +168,7 @@ class Settler:
         for key in [zone] if zone is not None else list(self._tracks):
             self._tracks.pop(key, None)
             self._states.pop(key, None)
+            self._fresh.pop(key, None)
 
     # ------------------------------------------------------------ following dice
 
@@ -257,7 +263,8 @@ class Settler:
                 still_since_ms=track.still_since_ms, track=track.ident, hidden=track.last_seen_ms < t_ms,
             ))
         settled.sort(key=lambda d: (d.y, d.x))
-        status = ROLLING if unsettled else (STILL if settled else EMPTY)
+        churning = sum(self._fresh.get(zone, ())) >= 2
+        status = ROLLING if unsettled or churning else (STILL if settled else EMPTY)
         previous = self._states.get(zone)
         still_since = None
         if status == STILL:

@@ -150,3 +150,11 @@ def test_a_one_frame_blip_does_not_make_a_still_zone_rolling():
     assert blip.status == STILL and [d.value for d in blip.dice] == [3]
     after = feed(settler, 0, [[die]] * 3, start=5)
     assert all(s.status == STILL for s in after)
+
+
+def test_dice_tumbling_somewhere_new_every_frame_make_the_zone_rolling():
+    settler = Settler(still_frames=2, still_ms=100, grace_ms=150)
+    feed(settler, 0, [[Reading(50, 50, 40, 3, "white")]] * 4)
+    # Thrown: the die is seen far from where it was, and somewhere else again in every frame.
+    states = feed(settler, 0, [[Reading(200 + 90 * i, 300 - 70 * i, 40, 1 + i % 6, "white", 0.4)] for i in range(5)], start=4)
+    assert [s.status for s in states][1:] == [ROLLING] * 4
