@@ -125,7 +125,7 @@ def simulator_frames(count: int, seed: int = 7, **scene_options) -> list[tuple[n
     lightings = ("neutral", "warm", "cool", "dim", "bright", "warm-dim", "uneven")
     backgrounds = ("mat", "wood", "cloth", "plain")
     for k in range(count):
-        options = {"lighting": lightings[k % len(lightings)], "background": backgrounds[k % len(backgrounds)]}
+        options = {"lighting": lightings[k % len(lightings)], "background": backgrounds[(k // len(lightings)) % len(backgrounds)]}
         options.update(scene_options)
         scene = random_scene(rng, dice=26, **options)
         frames.append(render_table(scene, rng))
@@ -140,23 +140,57 @@ def report_simulator(count: int, score) -> None:
         print(f"== simulator: not available ({error}); no 1920x1080 timing.")
         return
     read_dice(frames[0][0])  # warm up
-    times, readings, truths, colour_errors, colours_checked = [], [], [], 0, 0
+    times, readings, truths = [], [], []
     for k, (image, truth) in enumerate(frames):
         start = time.perf_counter()
         dice = read_dice(image)
         times.append((time.perf_counter() - start) * 1000.0)
-        name = f"sim-{k}"
-        readings.append({"image": name, "dice": [d.to_dict() for d in dice]})
-        truths.append({"image": name, "dice": truth["dice"], "ignore": truth.get("ignore", [])})
-        errors, checked = colour_mistakes(truth["dice"], dice)
-        colour_errors += errors
-        colours_checked += checked
+        readings.append({"image": f"sim-{k}", "dice": [d.to_dict() for d in dice]})
+        truths.append({"image": f"sim-{k}", "dice": truth["dice"], "ignore": truth.get("ignore", [])})
     s = score(truths, readings)
-    print(f"== simulator: {count} frames 1920x1080, 26 dice each (white, gray, black; all lightings)")
+    print(f"== simulator: {count} frames 1920x1080, 26 dice each (white, gray, black; 7 lightings, 4 tables)")
     print(f"  end-to-end accuracy {100 * s['end_to_end']:.2f}%  found {s['found']}/{s['true_dice']}, "
           f"false {s['false_dice']}")
-    print(f"  colour errors       {colour_errors} of {colours_checked} dice found")
     print(f"  median ms per frame {statistics.median(times):.2f}  (p90 {np.percentile(times, 90):.2f})")
+    report_colours(count)
+
+
+def report_colours(count: int) -> None:
+    """White / gray / black: colour errors with the built-in profile and with one learned per table."""
+    from vision.colour import default_profile
+    from vision.simulator import LIGHTINGS
+
+    errors = {"built-in": [0, 0], "learned": [0, 0]}
+    for k, background in enumerate(("mat", "wood", "cloth", "plain")):
+        profile = calibrate_on_simulator(background, seed=100 + k)
+        frames = simulator_frames(max(1, count // 4) * len(LIGHTINGS), seed=200 + k, background=background)
+        for image, truth in frames:
+            for name, used in (("built-in", default_profile()), ("learned", profile)):
+                wrong, checked = colour_mistakes(truth["dice"], read_dice(image, used))
+                errors[name][0] += wrong
+                errors[name][1] += checked
+    for name, (wrong, checked) in errors.items():
+        print(f"  colour errors, {name + ' profile:':18} {wrong} of {checked} dice found")
+
+
+def calibrate_on_simulator(background: str, seed: int):
+    """A colour profile learned as calibration would: one neutral-light frame of that table."""
+    from vision.colour import learn
+    from vision.dice import die_colours
+    from vision.simulator import random_scene, render_table
+
+    rng = np.random.default_rng(seed)
+    image, truth = render_table(random_scene(rng, dice=12, background=background, lighting="neutral",
+                                             touching=0.0), rng)
+    dice = read_dice(image)
+    samples, tables = {}, []
+    for t in truth["dice"]:
+        near = [d for d in dice if _inside(d.x, d.y, t["box"], 0.0)]
+        if near and t["colour"] not in samples:
+            body, table = die_colours(image, near[0])
+            samples[t["colour"]] = body
+            tables.append(table)
+    return learn(samples, table=np.median(np.array(tables), axis=0))
 
 
 def colour_mistakes(truth: list[dict], dice: list) -> tuple[int, int]:

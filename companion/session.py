@@ -466,7 +466,8 @@ class Session:
         countdown = None
         if self._countdown is not None:
             left = max(0.0, self._countdown[0] - self._clock())
-            countdown = {"ends_in_ms": left, "total_ms": self.settings.race.countdown_ms}
+            countdown = {"ends_in_ms": left, "ends_at_ms": self._countdown[0],  # session clock (monotonic ms)
+                         "total_ms": self.settings.race.countdown_ms}
         over = rules.is_over(state)
         return {
             **base,

@@ -176,6 +176,8 @@ class EventStore:
 
     def game(self, game_id: int) -> GameRecord | None:
         """The game with this id, or None."""
+        if not -(2**63) <= game_id < 2**63:  # beyond SQLite's integers: there is no such game
+            return None
         rows = self._read(
             "SELECT id, game, setup, catalogue, started, status, ended, scores FROM games WHERE id = ?",
             (game_id,),

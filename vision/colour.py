@@ -5,6 +5,11 @@ named by the nearest reference in CIE Lab, where lightness (white / gray / black
 yellow, green, blue, purple) both count. `default_profile()` is a built-in guess for common dice
 under ordinary light; `learn()` makes a profile from one sample per colour taken under the real
 light (calibration does that), which is what tells a gray die from a white one in a dim room.
+
+Light changes after calibration (a lamp switched on, a cloud, the falloff towards the table's
+edge) scale a die and the table beside it alike. So a profile that also knows the table's colour
+at learning time (`table`) compares each die with the table just around it: the die's colour is
+multiplied by table-at-learning / table-now, per channel, before it is named.
 """
 
 from __future__ import annotations
@@ -38,6 +43,8 @@ class ColourProfile:
     """Names of die body colours and their reference colours (BGR)."""
 
     colours: dict[str, tuple[tuple[float, float, float], ...]] = field(default_factory=dict)
+    # The table's colour (BGR) when the references were taken; None: compare raw colours.
+    table: tuple[float, float, float] | None = None
 
     def __post_init__(self) -> None:
         """Check that every name has at least one three-number reference colour."""
@@ -48,19 +55,24 @@ class ColourProfile:
                 raise ColourProfileError(
                     f"colour {name!r} needs reference colours of three numbers (B, G, R), got {refs!r}."
                 )
+        if self.table is not None and (len(self.table) != 3 or min(self.table) <= 0):
+            raise ColourProfileError(f"the table colour must be three positive numbers (B, G, R), got {self.table!r}.")
 
     @property
     def names(self) -> tuple[str, ...]:
         """The colour names of this profile."""
         return tuple(self.colours)
 
-    def classify(self, bgr: np.ndarray | tuple[float, float, float]) -> tuple[str, float]:
-        """Name a body colour; the confidence is low when it lies between two profile colours."""
-        lab = _lab(np.asarray(bgr, np.float32).reshape(1, 3))[0]
+    def classify(self, bgr: np.ndarray | tuple[float, float, float],
+                 table: np.ndarray | tuple[float, float, float] | None = None) -> tuple[str, float]:
+        """Name a body colour (seen next to `table`); confidence is low between two profile colours."""
+        colour = np.asarray(bgr, np.float32).reshape(3)
+        if self.table is not None and table is not None:
+            colour = colour * relight_gain(self.table, table)
+        lab = _weighted(_lab(colour.reshape(1, 3)))
         best: dict[str, float] = {}
-        for name, refs in self.colours.items():
-            d = np.linalg.norm(_weighted(_lab(np.asarray(refs, np.float32))) - _weighted(lab[None]), axis=1)
-            best[name] = float(d.min())
+        for name, refs in self._references().items():
+            best[name] = float(np.linalg.norm(refs - lab, axis=1).min())
         ranked = sorted(best.items(), key=lambda item: item[1])
         if len(ranked) == 1:
             return ranked[0][0], 1.0
@@ -69,9 +81,20 @@ class ColourProfile:
         confidence = float(np.clip((d2 - d1) / max(d2, 1e-6) * 2.0, 0.0, 1.0))
         return name, confidence
 
+    def _references(self) -> dict[str, np.ndarray]:
+        """The reference colours in weighted Lab, computed once per profile."""
+        cached = self.__dict__.get("_lab_cache")
+        if cached is None:
+            cached = {name: _weighted(_lab(np.asarray(refs, np.float32))) for name, refs in self.colours.items()}
+            object.__setattr__(self, "_lab_cache", cached)
+        return cached
+
     def to_dict(self) -> dict:
         """The profile as plain JSON/TOML-able values."""
-        return {"colours": {name: [list(map(float, ref)) for ref in refs] for name, refs in self.colours.items()}}
+        data: dict = {"colours": {name: [list(map(float, ref)) for ref in refs] for name, refs in self.colours.items()}}
+        if self.table is not None:
+            data["table"] = [float(v) for v in self.table]
+        return data
 
     @classmethod
     def from_dict(cls, data: dict) -> "ColourProfile":
@@ -86,7 +109,13 @@ class ColourProfile:
                 raise ColourProfileError(
                     f"colour {name!r}: reference colours must be lists of three numbers, got {refs!r}."
                 ) from None
-        return cls(colours)
+        table = data.get("table")
+        if table is not None:
+            try:
+                table = tuple(float(v) for v in table)
+            except (TypeError, ValueError):
+                raise ColourProfileError(f"the table colour must be a list of three numbers, got {table!r}.") from None
+        return cls(colours, table)
 
 
 def default_profile() -> ColourProfile:
@@ -94,8 +123,10 @@ def default_profile() -> ColourProfile:
     return ColourProfile({name: tuple(tuple(map(float, r)) for r in refs) for name, refs in DEFAULT_COLOURS.items()})
 
 
-def learn(samples: dict[str, np.ndarray | tuple[float, float, float]]) -> ColourProfile:
-    """A profile from one sample per colour name: a BGR colour, or a BGR patch whose median is used."""
+def learn(samples: dict[str, np.ndarray | tuple[float, float, float]],
+          table: np.ndarray | tuple[float, float, float] | None = None) -> ColourProfile:
+    """A profile from one sample per colour name (a BGR colour, or a BGR patch whose median is used),
+    and optionally the table's colour beside them, which makes the profile follow changes of light."""
     if not samples:
         raise ColourProfileError("learning a colour profile needs at least one sample colour.")
     colours = {}
@@ -104,7 +135,20 @@ def learn(samples: dict[str, np.ndarray | tuple[float, float, float]]) -> Colour
         if values.size < 3 or values.shape[-1] != 3:
             raise ColourProfileError(f"sample for {name!r} must be BGR values (..., 3), got shape {values.shape}.")
         colours[name] = (tuple(float(v) for v in np.median(values.reshape(-1, 3), axis=0)),)
-    return ColourProfile(colours)
+    if table is not None:
+        values = np.asarray(table, np.float32)
+        if values.size < 3 or values.shape[-1] != 3:
+            raise ColourProfileError(f"the table sample must be BGR values (..., 3), got shape {values.shape}.")
+        table = tuple(max(1.0, float(v)) for v in np.median(values.reshape(-1, 3), axis=0))
+    return ColourProfile(colours, table)
+
+
+def relight_gain(reference: np.ndarray | tuple[float, float, float],
+                 now: np.ndarray | tuple[float, float, float]) -> np.ndarray:
+    """Per-channel gain that undoes a change of light seen on the table (clipped to a sane range)."""
+    ref = np.maximum(np.asarray(reference, np.float32).reshape(3), 1.0)
+    cur = np.maximum(np.asarray(now, np.float32).reshape(3), 1.0)
+    return np.clip(ref / cur, 0.25, 4.0)
 
 
 def _lab(bgr: np.ndarray) -> np.ndarray:

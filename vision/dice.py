@@ -64,7 +64,8 @@ def read_dice(image: np.ndarray, profile: ColourProfile | None = None) -> list[D
         bgr = cv2.resize(bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     pips = _find_all_pips(bgr)
     faces = _frontal_faces(pips, _candidate_faces(bgr, pips))
-    return [_rescaled(_reading(pips, face, profile), scale) for face in faces]
+    field = table_field(bgr) if profile.table is not None else None
+    return [_rescaled(_reading(bgr, pips, face, profile, field), scale) for face in faces]
 
 
 def _as_bgr(image: np.ndarray) -> np.ndarray | None:
@@ -93,29 +94,30 @@ def _find_all_pips(bgr: np.ndarray) -> Pips:
 
 
 def _faces(bgr: np.ndarray, pips: Pips) -> list[np.ndarray]:
-    """Groups of pip indices that lie on one face, one group per die."""
+    """Groups of pip indices joined by pairs that lie on one face (connected components)."""
     n = len(pips)
     if n == 0:
         return []
+    i, j = _candidate_pairs(pips)
+    joined = _same_face(bgr, pips, i, j)
     parent = np.arange(n)
 
-    def root(i: int) -> int:
+    def root(k: int) -> int:
         """Union-find root with path halving."""
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
 
-    for i, j in _candidate_pairs(pips):
-        if _same_face(bgr, pips, i, j):
-            parent[root(i)] = root(j)
+    for a, b in zip(i[joined].tolist(), j[joined].tolist()):
+        parent[root(a)] = root(b)
     groups: dict[int, list[int]] = {}
-    for i in range(n):
-        groups.setdefault(root(i), []).append(i)
+    for k in range(n):
+        groups.setdefault(root(k), []).append(k)
     return [np.array(g) for g in groups.values()]
 
 
-def _candidate_pairs(pips: Pips) -> list[tuple[int, int]]:
+def _candidate_pairs(pips: Pips) -> tuple[np.ndarray, np.ndarray]:
     """Pairs of pips close enough, alike enough in size and polarity, to share a face."""
     xy, r = pips.xy, pips.radius
     d = np.linalg.norm(xy[:, None, :] - xy[None, :, :], axis=2)
@@ -123,26 +125,28 @@ def _candidate_pairs(pips: Pips) -> list[tuple[int, int]]:
     ratio = np.maximum(r[:, None], r[None, :]) / np.minimum(r[:, None], r[None, :])
     same = pips.polarity[:, None] == pips.polarity[None, :]
     ok = same & (d < 8.5 * rmean) & (ratio < 1.8) & (d > 2.0 * rmean)
-    i, j = np.nonzero(np.triu(ok, 1))
-    return list(zip(i.tolist(), j.tolist()))
+    return np.nonzero(np.triu(ok, 1))
 
 
-def _same_face(bgr: np.ndarray, pips: Pips, i: int, j: int) -> bool:
-    """True when only body colour lies on the straight path between pips i and j."""
-    contrast = min(pips.contrast[i], pips.contrast[j])
+_PATH = np.linspace(0.0, 1.0, 9, dtype=np.float32)[None, :, None]
+
+
+def _same_face(bgr: np.ndarray, pips: Pips, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """For each pair: True when only body colour lies on the straight path between the two pips."""
+    if len(i) == 0:
+        return np.zeros(0, bool)
+    contrast = np.minimum(pips.contrast[i], pips.contrast[j])
     body = (pips.body[i] + pips.body[j]) / 2
-    if np.linalg.norm(pips.body[i] - pips.body[j]) > 0.4 * contrast:
-        return False
+    alike = np.linalg.norm(pips.body[i] - pips.body[j], axis=1) <= 0.4 * contrast
     a, b = pips.xy[i], pips.xy[j]
-    length = float(np.linalg.norm(b - a))
-    unit = (b - a) / length
-    start = a + unit * (1.5 * pips.radius[i] + 0.5)
-    end = b - unit * (1.5 * pips.radius[j] + 0.5)
-    if np.dot(end - start, unit) <= 0:
-        return True
-    t = np.linspace(0.0, 1.0, 9)[:, None]
-    values = sample(bgr, start + t * (end - start))
-    return float(np.max(np.linalg.norm(values - body, axis=1))) < float(np.clip(0.3 * contrast, 20.0, 60.0))
+    unit = (b - a) / np.linalg.norm(b - a, axis=1)[:, None]
+    start = a + unit * (1.5 * pips.radius[i] + 0.5)[:, None]
+    end = b - unit * (1.5 * pips.radius[j] + 0.5)[:, None]
+    values = sample(bgr, start[:, None, :] + _PATH * (end - start)[:, None, :])
+    worst = np.linalg.norm(values - body[:, None, :], axis=2).max(axis=1)
+    # Pips so close that nothing lies between their rims are joined when their bodies agree.
+    touching = np.sum((end - start) * unit, axis=1) <= 0
+    return alike & (touching | (worst < np.clip(0.3 * contrast, 20.0, 60.0)))
 
 
 @dataclass(frozen=True)
@@ -187,12 +191,19 @@ def _frontal_faces(pips: Pips, faces: list[_Face]) -> list[_Face]:
     typical = float(np.median([f.size for f in faces])) if faces else 0.0
     # Side faces are foreshortened: their pips are flatter (and smaller) than the top face's.
     round_ = [float(np.mean(pips.roundness[list(f.pips)])) for f in faces]
-    order = sorted(range(len(faces)), key=lambda k: -(round_[k] + 0.02 * float(np.mean(pips.radius[list(faces[k].pips)]))))
+    # Under light from above the top face is also the brightest face of a die.
+    luma = [float(np.mean(pips.body[list(f.pips)] @ _LUMA)) / 255.0 for f in faces]
+    # The roundness of small pips is noise, so brightness decides more between faces of small pips.
+    radius = [float(np.mean(pips.radius[list(f.pips)])) for f in faces]
+    order = sorted(range(len(faces)), key=lambda k: -(round_[k] + luma[k] * float(np.clip((4.5 - radius[k]) / 3.0, 0.0, 0.5))))
     kept: list[int] = []
     for k in order:
         if all(not _side_of(faces[k], round_[k], faces[m], round_[m], typical) for m in kept):
             kept.append(k)
     return [faces[k] for k in sorted(kept)]
+
+
+_LUMA = np.array([0.114, 0.587, 0.299], np.float32)
 
 
 def _side_of(face: _Face, roundness: float, top: _Face, top_roundness: float, typical: float) -> bool:
@@ -220,16 +231,50 @@ def _lone_pip_is_die(bgr: np.ndarray, pips: Pips, k: int) -> bool:
 _RING16 = np.array([[np.cos(a), np.sin(a)] for a in np.linspace(0, 2 * np.pi, 16, endpoint=False)], np.float32)
 
 
-def _reading(pips: Pips, face: _Face, profile: ColourProfile) -> DieReading:
+def _reading(bgr: np.ndarray, pips: Pips, face: _Face, profile: ColourProfile,
+             field: np.ndarray | None) -> DieReading:
     """The die reading of one face: colour from the body around its pips, confidence from the fit."""
     members = list(face.pips)
-    colour_name, colour_conf = profile.classify(np.median(pips.body[members], axis=0))
+    body = np.median(pips.body[members], axis=0)
+    table = _table_at(field, bgr.shape, face.centre) if field is not None else None
+    colour_name, colour_conf = profile.classify(body, table)
     fit = 1.0 - min(1.0, face.error / TOLERANCE)
     confidence = (0.5 + 0.5 * fit) * (0.6 + 0.4 * colour_conf)
     return DieReading(
         x=face.centre[0], y=face.centre[1], size=face.size, angle=face.angle,
         colour=colour_name, value=face.value, confidence=float(np.clip(confidence, 0.0, 1.0)),
     )
+
+
+def die_colours(image: np.ndarray, die: DieReading) -> tuple[np.ndarray, np.ndarray]:
+    """The BGR body colour of a die read in `image` and of the table just around it (for calibration)."""
+    bgr = _as_bgr(image)
+    if bgr is None:
+        raise ValueError("die_colours needs a non-empty colour or gray image.")
+    turn = np.radians(die.angle + np.array([0.0, 90.0, 180.0, 270.0]))
+    # Between the edge pips and the face's edge (pips sit ~0.26 of the side from the centre).
+    spokes = np.stack([np.cos(turn), np.sin(turn)], axis=1) * (0.43 * die.size)
+    body = np.median(sample(bgr, np.array([die.x, die.y], np.float32) + spokes), axis=0)
+    return body, _table_at(table_field(bgr), bgr.shape, (die.x, die.y))
+
+
+# The table field is the frame shrunk this many times, then median-filtered (dice vanish in it).
+FIELD_SHRINK = 16
+
+
+def table_field(bgr: np.ndarray) -> np.ndarray:
+    """The table's colour over the frame, without the dice: a coarse median image of the light."""
+    h, w = bgr.shape[:2]
+    small = cv2.resize(bgr, (max(1, w // FIELD_SHRINK), max(1, h // FIELD_SHRINK)), interpolation=cv2.INTER_AREA)
+    return cv2.medianBlur(small, 5) if min(small.shape[:2]) >= 5 else small
+
+
+def _table_at(field: np.ndarray, shape: tuple[int, ...], centre: tuple[float, float]) -> np.ndarray:
+    """The table's colour at a point of the frame, from the table field."""
+    fh, fw = field.shape[:2]
+    x = int(np.clip(centre[0] * fw / shape[1], 0, fw - 1))
+    y = int(np.clip(centre[1] * fh / shape[0], 0, fh - 1))
+    return field[y, x].astype(np.float32)
 
 
 def _rescaled(reading: DieReading, scale: float) -> DieReading:

@@ -66,37 +66,35 @@ def _best_face(xy: np.ndarray, radius: np.ndarray) -> FaceFit | None:
     step = length / (2.0 * np.sqrt(2.0))
     rmean = (radius[i] + radius[j]) / 2.0
     plausible = (step > STEP_PER_RADIUS[0] * rmean) & (step < STEP_PER_RADIUS[1] * rmean)
-    best: FaceFit | None = None
-    for k in np.nonzero(plausible)[0]:
-        face = _hypothesis(xy, radius, int(i[k]), int(j[k]), diag[k], float(step[k]))
-        if face is not None and (best is None or (len(face.members), -face.error) > (len(best.members), -best.error)):
-            best = face
-    return best
-
-
-def _hypothesis(xy: np.ndarray, radius: np.ndarray, a: int, b: int, diag: np.ndarray, step: float) -> FaceFit | None:
-    """The face with pips a and b at opposite corners, or None when the pips inside do not fit."""
-    centre = (xy[a] + xy[b]) / 2.0
-    unit = diag / np.linalg.norm(diag)
+    if not plausible.any():
+        return None
+    i, j, diag, step, rmean, length = i[plausible], j[plausible], diag[plausible], step[plausible], rmean[plausible], length[plausible]
+    centre = (xy[i] + xy[j]) / 2.0
+    unit = diag / length[:, None]
     # The grid axes are the diagonal turned by -45 and +45 degrees.
-    c, s = np.cos(np.pi / 4), np.sin(np.pi / 4)
-    e1 = np.array([c * unit[0] + s * unit[1], -s * unit[0] + c * unit[1]])
-    e2 = np.array([c * unit[0] - s * unit[1], s * unit[0] + c * unit[1]])
-    rel = xy - centre
-    q = np.stack([rel @ e1, rel @ e2], axis=1) / step
-    inside = np.max(np.abs(q), axis=1) < INSIDE
-    size_ok = (radius > 0.6 * radius[[a, b]].mean()) & (radius < 1.6 * radius[[a, b]].mean())
-    members = np.nonzero(inside & size_ok)[0]
-    grid = np.clip(np.rint(q[members]), -1, 1)
-    error = np.abs(q[members] - grid).max(axis=1)
-    if error.size == 0 or float(error.max()) > TOLERANCE:
-        return None
-    points = [tuple(int(v) for v in g) for g in grid]
-    if len(set(points)) != len(points):
-        return None
-    value = _LAYOUTS.get(frozenset(points))
-    if value is None:
-        return None
-    angle = float(np.degrees(np.arctan2(e1[1], e1[0])) % 90.0)
-    return FaceFit(tuple(int(m) for m in members), value, (float(centre[0]), float(centre[1])), step, angle,
-                   float(error.mean()))
+    c = np.cos(np.pi / 4)
+    e1 = np.stack([c * (unit[:, 0] + unit[:, 1]), c * (unit[:, 1] - unit[:, 0])], axis=1)
+    e2 = np.stack([c * (unit[:, 0] - unit[:, 1]), c * (unit[:, 0] + unit[:, 1])], axis=1)
+    rel = xy[None, :, :] - centre[:, None, :]
+    q = np.stack([np.einsum("pnk,pk->pn", rel, e1), np.einsum("pnk,pk->pn", rel, e2)], axis=2) / step[:, None, None]
+    inside = np.max(np.abs(q), axis=2) < INSIDE
+    size_ok = (radius[None, :] > 0.6 * rmean[:, None]) & (radius[None, :] < 1.6 * rmean[:, None])
+    member = inside & size_ok
+    grid = np.clip(np.rint(q), -1, 1)
+    error = np.where(member, np.abs(q - grid).max(axis=2), 0.0)
+    good = error.max(axis=1) <= TOLERANCE
+    best: FaceFit | None = None
+    for p in np.nonzero(good)[0]:
+        members = np.nonzero(member[p])[0]
+        if best is not None and len(members) < len(best.members):
+            continue
+        points = [(int(g[0]), int(g[1])) for g in grid[p, members]]
+        value = _LAYOUTS.get(frozenset(points)) if len(set(points)) == len(points) else None
+        if value is None:
+            continue
+        err = float(error[p, members].mean())
+        if best is None or (len(members), -err) > (len(best.members), -best.error):
+            angle = float(np.degrees(np.arctan2(e1[p, 1], e1[p, 0])) % 90.0)
+            best = FaceFit(tuple(int(m) for m in members), value, (float(centre[p, 0]), float(centre[p, 1])),
+                           float(step[p]), angle, err)
+    return best

@@ -73,7 +73,8 @@ def _shapes(mask: np.ndarray, min_area: int, max_area: int) -> tuple[np.ndarray,
         pixels = m["m00"] + n / 2.0 + 1.0
         if not min_area <= pixels <= max_area or pixels < 0.45 * w * h or m["m00"] <= 0:
             continue
-        a, b, c = m["mu20"] / m["m00"], m["mu02"] / m["m00"], m["mu11"] / m["m00"]
+        # The half-pixel border left out of the outline widens both axes a little.
+        a, b, c = m["mu20"] / m["m00"] + 0.3, m["mu02"] / m["m00"] + 0.3, m["mu11"] / m["m00"]
         spread = np.sqrt(((a - b) / 2) ** 2 + c * c)
         xy.append((m["m10"] / m["m00"], m["m01"] / m["m00"]))
         area.append(pixels)
@@ -98,6 +99,8 @@ def _blobs(bgr: np.ndarray, strength: np.ndarray, polarity: int, threshold: floa
     floor = cv2.max(cv2.convertScaleAbs(peak, alpha=0.7), float(threshold))
     mask = cv2.compare(strength, floor, cv2.CMP_GT)
     xy, area, roundness = _shapes(mask, min_area, max_area)
+    keep = roundness > 0.3
+    xy, area, roundness = xy[keep], area[keep], roundness[keep]
     radius = np.sqrt(area / np.pi)
     centre = sample(bgr, xy)
     ring = sample(bgr, xy[:, None, :] + _RING[None, :, :] * (1.5 * radius[:, None, None] + 1.0))

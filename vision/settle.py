@@ -8,8 +8,10 @@ milliseconds; its value and colour are then the confidence-weighted majority of 
 been still in, and the reported value changes only when another one clearly wins (hysteresis), so a
 still die never flickers. A zone reads "rolling" while any of its dice moves or has not yet settled.
 A die no longer seen is kept for `grace_ms` (a hand passing over it), then dropped. Something seen
-in one frame only (a reader's blip) does not make a zone "rolling"; dice appearing anew in two of
-the last three frames (tumbling) do.
+in one frame only, or in fewer than 3 frames of 5 (a reader's blip), is neither reported nor makes
+a zone "rolling"; dice appearing anew in two of the last three frames (tumbling) do. The centre
+may wobble by `move_tolerance` of a die's size (a reader that misses a pip shifts it) before the
+die counts as moved.
 Pure logic: no OpenCV, no clock of its own (times come with the readings).
 """
 
@@ -107,7 +109,7 @@ class Settler:
         self,
         still_frames: int = 4,
         still_ms: float = 400.0,
-        move_tolerance: float = 0.2,
+        move_tolerance: float = 0.4,
         grace_ms: float = 350.0,
         window: int = 15,
         switch_share: float = 0.6,
@@ -253,9 +255,12 @@ class Settler:
         settled = []
         unsettled = 0
         for track in tracks:
+            steady = track.sightings >= 0.6 * track.updates
             if not track.settled(self.still_frames, self.still_ms, t_ms):
-                unsettled += track.sightings >= 2 and track.sightings >= 0.6 * track.updates
+                unsettled += track.sightings >= 2 and steady
                 continue
+            if not steady:
+                continue  # seen in fewer than 3 frames of 5: a reader's now-and-then, not a die
             (value, colour), confidence = self._decide(track)
             settled.append(SettledDie(
                 x=round(track.x, 1), y=round(track.y, 1), size=round(track.size, 1), value=value,

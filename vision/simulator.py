@@ -960,7 +960,14 @@ class SimTable:
         (sx, sy, sa), (ex, ey, ea) = die.start, die.target
         x, y = sx + (ex - sx) * ease, sy + (ey - sy) * ease
         angle = sa + (ea - sa) * ease + die.spin * (1.0 - ease)
-        face = die.tumble[int(u * 12) % len(die.tumble)] if u < 0.85 else die.final_value
+        # A die shows a new face each time it rolls over an edge (about one side of travel); the
+        # last turn-over leaves at least a side to slide, so a die never changes face in place.
+        path = math.hypot(ex - sx, ey - sy)
+        travelled = path * ease
+        if path - travelled > die.size or u < 0.25:
+            face = die.tumble[(int(travelled / die.size) + int(u * 8)) % len(die.tumble)]
+        else:
+            face = die.final_value
         exposure = 0.5 / self.fps
         motion = ((ex - sx) * speed * exposure, (ey - sy) * speed * exposure)
         return x, y, angle, face, motion[0], motion[1], True

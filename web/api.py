@@ -61,7 +61,7 @@ def act() -> Any:
 def _press(body: dict[str, Any]) -> Any:
     """A "Rescuing!" press of one seat: taken into the race or refused (409) with the reason."""
     seat = seat_field(body)
-    outcome = table().session.press(seat, source="phone")
+    outcome = table().press_from_phone(seat)
     if not outcome.accepted:
         return answer(409, outcome.reason)
     return jsonify(outcome.to_dict())

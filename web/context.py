@@ -6,7 +6,7 @@ import threading
 import time
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from flask import current_app
 
@@ -50,6 +50,15 @@ class Table:
     broker: Broker
     pins: PinGuard
     unsubscribe: Any = None
+    # How a phone's "Rescuing!" reaches the session: session.press by default; the composition
+    # root may route it through the seat's (mock) button instead, so both take one path.
+    press: Callable[[int], Any] | None = None
+
+    def press_from_phone(self, seat: int) -> Any:
+        """Press `seat`'s button from a phone; returns the session's PressOutcome."""
+        if self.press is not None:
+            return self.press(seat)
+        return self.session.press(seat, source="phone")
 
 
 def table() -> Table:

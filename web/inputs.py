@@ -20,7 +20,7 @@ def json_body() -> dict[str, Any]:
         return {}
     try:
         body = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: absurdly deep nesting
         raise ApiError(400, "the body is not valid JSON; send an object like {\"seat\": 0}.") from None
     if not isinstance(body, dict):
         raise ApiError(400, f"the body must be a JSON object like {{\"seat\": 0}}, not a {type(body).__name__}.")

@@ -99,14 +99,17 @@ def open_table(settings: Settings) -> TableServer:
     pin = table_pin(settings, data)
     url = f"http://{lan_address()}:{settings.server.port}/"
     app = create_app(session, {"PIN": pin, "TABLE_URL": url})
-    # ---- hardware and camera attach here -------------------------------------------------
+    # ---- HARDWARE AND CAMERA ATTACH HERE --------------------------------------------------
     # The seats' buttons and LEDs (package `hardware`) and the camera's live loop
-    # (`companion/live.py`) are wired here, against the same session:
-    #   buttons call   session.press(seat, t_ms, source="button")
-    #   the camera calls session.roll(seat, dice, source="camera")
-    #   LEDs listen with session.subscribe(callback) -> unsubscribe
-    # Without a camera or GPIO nothing is attached and the phones do both (the demo table).
-    # --------------------------------------------------------------------------------------
+    # (`companion/live.py`) are wired here, against this same session:
+    #   buttons:  session.press(seat, t_ms, source="button")   (hardware.link.attach does this)
+    #   LEDs:     session.subscribe(callback) -> unsubscribe    (called after the event is stored)
+    #   camera:   session.roll(seat, dice, source="camera")     (companion.live.LiveTable)
+    #   phones' presses through the seat's mock pin in the demo:
+    #             app.extensions["table"].press = lambda seat: press_from_phone(board, session, seat)
+    # Close them in TableServer.close(). Without a camera or GPIO nothing is attached and the
+    # phones do both (the demo table).
+    # ---------------------------------------------------------------------------------------
     return TableServer(store, session, app, pin, url)
 
 

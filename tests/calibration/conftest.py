@@ -217,7 +217,7 @@ class TruthReader:
 
         return [DieReading(x=float(d["centre"][0]), y=float(d["centre"][1]), size=float(d["size"]),
                            angle=float(d["angle"]), colour=d["colour"], value=int(d["value"]),
-                           confidence=0.6 if d.get("rolling") else 0.95)
+                           confidence=0.8 if d.get("rolling") else 0.95)
                 for d in (self.truth or {}).get("dice", [])]
 
 

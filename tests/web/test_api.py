@@ -33,6 +33,9 @@ def test_start_then_state_shows_the_table(started):
 
 @pytest.mark.parametrize("body, status, error", [
     ("not json", 400, 'The body is not valid JSON; send an object like {"seat": 0}.'),
+    ("[" * 30000, 400, 'The body is not valid JSON; send an object like {"seat": 0}.'),
+    (b"\xff\xfe{}", 400, 'The body is not valid JSON; send an object like {"seat": 0}.'),
+    ('{"pin": "2468", "players": ["Ana", "Ben"], "leader": NaN}', 400, "'leader' should be a whole number, not NaN."),
     ("[1, 2]", 400, 'The body must be a JSON object like {"seat": 0}, not a list.'),
     ('{"players": ["A", "B"]}', 401, "This needs the table PIN (shown on the host screen); enter it and try again."),
     ('{"pin": "0000", "players": ["A", "B"]}', 403, "That is not the table PIN; the host screen shows the right one."),
@@ -240,6 +243,9 @@ def test_history_and_exports(started, session):
     assert [e["action"]["kind"] for e in data["events"]] == ["reveal", "go", "roll"]
     response = started.get(f"/api/games/{game}/export.csv")
     assert response.mimetype == "text/csv" and response.data.decode().count("\n") == 4
+    response = started.get("/api/games/99999999999999999999999/export.csv")
+    assert (response.status_code, response.get_json()) == (404, {
+        "error": "There is no game number 99999999999999999999999; the history lists the games there are."})
     response = started.get("/api/games/999/export.json")
     assert (response.status_code, response.get_json()) == (
         404, {"error": "There is no game number 999; the history lists the games there are."})
@@ -347,3 +353,18 @@ def test_a_whole_game_over_the_api_ends_in_the_history_and_scoreboard(started, s
     assert exported["status"] == "finished" and exported["scores"] == snap["scores"]
     response = started.post("/api/act", json={"kind": "roll_random", "seat": 0})
     assert (response.status_code, response.get_json()) == (409, {"error": "The game is over; no more roll actions."})
+
+
+def test_a_phone_press_goes_through_the_press_hook_when_one_is_set(app, started, session):
+    """The composition root can route phone presses through the seat's button: one path for both."""
+    calls = []
+
+    def through_button(seat):
+        """Record the press, then hand it to the session as the button would."""
+        calls.append(seat)
+        return session.press(seat, source="button")
+
+    app.extensions["table"].press = through_button
+    response = started.post("/api/act", json={"kind": "press", "seat": 2})
+    assert calls == [2]
+    assert response.get_json() == {"error": "Cy's dice have not been read yet."}

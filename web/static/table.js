@@ -225,7 +225,7 @@
     }
     pickingDie = index + 1 < dice.length && !snap.seats[seat].dice.length ? index + 1 : null;
     const r = await api("/api/act", { kind: "roll", seat, dice: next });
-    if (r.ok) localRefusal = null; else say($("refusal"), r.data.error);
+    if (r.ok) { localRefusal = null; renderRefusal(snap.seats[seat]); } else say($("refusal"), r.data.error);
   }
 
   function renderSeats() {
@@ -304,7 +304,7 @@
   $("roll-for-me").addEventListener("click", async () => {
     pickingDie = null;
     const r = await api("/api/act", { kind: "roll_random", seat });
-    if (r.ok) localRefusal = null; else say($("refusal"), r.data.error);
+    if (r.ok) { localRefusal = null; renderRefusal(snap.seats[seat]); } else say($("refusal"), r.data.error);
   });
   $("change-seat").addEventListener("click", (event) => { event.preventDefault(); forgetSeat(snap.game_id); seat = null; render(); });
   $("undo").addEventListener("click", () => hostCall("/api/undo"));

@@ -1,0 +1,188 @@
+"""The dice reader on real labelled photos, on simulator frames, and on bad input."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.colour import default_profile, learn
+from vision.dice import DieReading, die_colours, read_dice
+
+REPO = Path(__file__).resolve().parents[2]
+DATA = REPO.parent / "shared" / "data" / "dice"
+BENCHMARK = REPO / "benchmarks" / "dice_benchmark.py"
+
+
+def _benchmark():
+    """The benchmark module (its scorer is the team's matching rule)."""
+    spec = importlib.util.spec_from_file_location("dice_benchmark", BENCHMARK)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _score_set(name: str) -> dict:
+    """Read one labelled photo set and score it with the team's scorer."""
+    folder = DATA / name
+    if not (folder / "truth.json").exists():
+        pytest.skip(f"{folder} is absent: the real dice photos live in ../shared/data/dice next to the repo")
+    bench = _benchmark()
+    truth, readings, _ = bench.read_folder(folder)
+    return bench.load_scorer()(truth, readings)
+
+
+# Regression floors on the real photos: the reader does at least this well (see the benchmark for
+# the exact numbers; the issue's targets are higher and not all met yet).
+@pytest.mark.parametrize("name, end_to_end, false_per_image", [
+    ("nell-byler-1208", 0.55, 0.6),
+    ("matteop65", 0.83, 1.3),
+])
+def test_real_photos_are_read_at_least_this_well(name, end_to_end, false_per_image):
+    s = _score_set(name)
+    assert s["end_to_end"] >= end_to_end, s
+    assert s["false_dice"] / s["images"] <= false_per_image, s
+
+
+def test_a_single_photo_reads_the_labelled_values():
+    folder = DATA / "matteop65"
+    if not folder.exists():
+        pytest.skip(f"{folder} is absent")
+    truth = {t["image"]: t for t in json.loads((folder / "truth.json").read_text())}
+    image = cv2.imread(str(folder / "images" / "dice_41.jpg"))
+    got = sorted(d.value for d in read_dice(image))
+    assert got == sorted(d["value"] for d in truth["dice_41.jpg"]["dice"])
+
+
+def _sim_frame(seed: int, **options):
+    """One simulator frame and its truth."""
+    simulator = pytest.importorskip("vision.simulator")
+    rng = np.random.default_rng(seed)
+    return simulator.render_table(simulator.random_scene(rng, **options), rng)
+
+
+def _matched(truth: dict, dice: list[DieReading]) -> list[tuple[dict, DieReading | None]]:
+    """Each true die with the reading nearest its centre inside its box (or None)."""
+    pairs = []
+    for t in truth["dice"]:
+        x1, y1, x2, y2 = t["box"]
+        near = [d for d in dice if x1 <= d.x <= x2 and y1 <= d.y <= y2]
+        cx, cy = t["centre"]
+        pairs.append((t, min(near, key=lambda d: (d.x - cx) ** 2 + (d.y - cy) ** 2) if near else None))
+    return pairs
+
+
+def test_simulator_frame_values_and_positions():
+    image, truth = _sim_frame(3, dice=26, lighting="neutral", background="mat")
+    dice = read_dice(image)
+    pairs = _matched(truth, dice)
+    right = sum(1 for t, d in pairs if d is not None and d.value == t["value"])
+    assert right >= 0.85 * len(pairs)
+    for t, d in pairs:
+        if d is not None:
+            assert abs(d.x - t["centre"][0]) < t["size"] / 2 and abs(d.y - t["centre"][1]) < t["size"] / 2
+            assert 0.6 * t["size"] < d.size < 1.5 * t["size"]
+            assert 0.0 <= d.confidence <= 1.0
+
+
+def test_clutter_is_not_read_as_dice():
+    image, truth = _sim_frame(5, dice=0, clutter=12, lighting="neutral", background="plain")
+    assert read_dice(image) == []
+
+
+@pytest.mark.parametrize("background", ["mat", "wood", "cloth", "plain"])
+def test_white_gray_black_with_a_learned_profile_under_every_light(background):
+    bench = _benchmark()
+    simulator = pytest.importorskip("vision.simulator")
+    profile = bench.calibrate_on_simulator(background, seed=100)
+    assert set(profile.names) == {"white", "gray", "black"}
+    wrong = checked = 0
+    for k, lighting in enumerate(simulator.LIGHTINGS):
+        image, truth = _sim_frame(300 + k, dice=12, lighting=lighting, background=background, touching=0.0)
+        errors, seen = bench.colour_mistakes(truth["dice"], read_dice(image, profile))
+        wrong += errors
+        checked += seen
+    assert checked >= 60
+    # The issue asks for no error at all; this floor guards what the reader reaches today.
+    assert wrong <= 0.06 * checked, (wrong, checked)
+
+
+def _grayed(image: np.ndarray, boxes: list[list[float]], factor: float) -> np.ndarray:
+    """The photo with the bright die bodies inside the boxes scaled by `factor` (pips untouched)."""
+    out = image.copy()
+    for x1, y1, x2, y2 in boxes:
+        x1, y1 = max(0, int(x1) - 6), max(0, int(y1) - 6)
+        patch = out[y1:int(y2) + 6, x1:int(x2) + 6]
+        bright = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY) > 150
+        # Gray plastic is neutral: drop the ivory tint as well as the brightness.
+        gray = cv2.cvtColor(cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+        patch[bright] = (gray[bright] * factor).astype(np.uint8)
+    return out
+
+
+def test_ivory_dice_made_gray_are_named_gray():
+    folder = DATA / "matteop65"
+    if not folder.exists():
+        pytest.skip(f"{folder} is absent")
+    truth = json.loads((folder / "truth.json").read_text())
+    profile = default_profile()
+    named = {"white": 0, "gray": 0, "other": 0}
+    for entry in truth[100:140]:
+        image = cv2.imread(str(folder / "images" / entry["image"]))
+        top_faces = [d["box"] for d in entry["dice"]]
+        for d in read_dice(image, profile):
+            named[d.colour if d.colour == "white" else "other"] += 1
+        for d in read_dice(_grayed(image, top_faces, 0.55), profile):
+            named[d.colour if d.colour == "gray" else "other"] += 1
+    assert named["white"] > 50 and named["gray"] > 50
+    assert named["other"] <= 0.05 * (named["white"] + named["gray"]), named
+
+
+def test_die_colours_gives_body_and_table():
+    image, truth = _sim_frame(9, dice=6, lighting="neutral", background="plain", touching=0.0)
+    dice = read_dice(image)
+    assert dice
+    body, table = die_colours(image, dice[0])
+    assert body.shape == (3,) and table.shape == (3,)
+    profile = learn({"white": body}, table=table)
+    assert profile.table is not None
+
+
+@pytest.mark.parametrize("image", [
+    np.zeros((0, 0, 3), np.uint8),
+    np.zeros((0,), np.uint8),
+    np.zeros((5, 5, 3), np.uint8),
+    np.zeros((480, 640, 3), np.uint8),
+    np.full((480, 640, 3), 255, np.uint8),
+    np.zeros((480, 640, 2), np.uint8),
+], ids=["empty", "1-d", "tiny", "black", "white", "two-channel"])
+def test_blank_or_unusable_images_have_no_dice(image):
+    assert read_dice(image) == []
+
+
+def test_not_an_array_has_no_dice():
+    assert read_dice(None) == []  # type: ignore[arg-type]
+
+
+def test_gray_four_channel_and_float_input_read_like_colour():
+    image, truth = _sim_frame(11, dice=8, lighting="neutral", background="plain", touching=0.0)
+    colour = sorted((d.value, round(d.x)) for d in read_dice(image))
+    assert len(colour) >= 6
+    bgra = cv2.cvtColor(image, cv2.COLOR_BGR2BGRA)
+    assert sorted((d.value, round(d.x)) for d in read_dice(bgra)) == colour
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    assert len(read_dice(gray)) >= len(colour) - 1
+    assert len(read_dice(gray[:, :, None])) == len(read_dice(gray))
+    as_float = image.astype(np.float32) / 255.0
+    assert len(read_dice(as_float)) >= len(colour) - 1
+
+
+def test_huge_image_is_read_without_trouble():
+    image, _ = _sim_frame(13, dice=4, lighting="neutral", background="plain", touching=0.0)
+    huge = cv2.resize(image, (5760, 3240), interpolation=cv2.INTER_LINEAR)
+    dice = read_dice(huge)
+    assert all(0 <= d.x < 5760 and 0 <= d.y < 3240 for d in dice)
