@@ -124,7 +124,8 @@ def _candidate_pairs(pips: Pips) -> tuple[np.ndarray, np.ndarray]:
     rmean = (r[:, None] + r[None, :]) / 2
     ratio = np.maximum(r[:, None], r[None, :]) / np.minimum(r[:, None], r[None, :])
     same = pips.polarity[:, None] == pips.polarity[None, :]
-    ok = same & (d < 8.5 * rmean) & (ratio < 1.8) & (d > 2.0 * rmean)
+    # Opposite corners of a face are 2.8 grid steps apart; a step is at most ~4.5 pip radii.
+    ok = same & (d < 12.0 * rmean) & (ratio < 1.8) & (d > 2.0 * rmean)
     return np.nonzero(np.triu(ok, 1))
 
 
@@ -171,7 +172,7 @@ def _candidate_faces(bgr: np.ndarray, pips: Pips) -> list[_Face]:
     faces: list[_Face] = []
     lone: list[int] = []
     for group in _faces(bgr, pips):
-        fits, left = fit_faces(pips.xy[group], pips.radius[group])
+        fits, left = fit_faces(pips.xy[group], pips.radius[group], pips.roundness[group])
         for fit in fits:
             members = tuple(int(group[m]) for m in fit.members)
             faces.append(_Face(members, fit.value, fit.centre, fit.step, fit.angle, fit.error))
@@ -188,7 +189,9 @@ def _candidate_faces(bgr: np.ndarray, pips: Pips) -> list[_Face]:
 
 def _frontal_faces(pips: Pips, faces: list[_Face]) -> list[_Face]:
     """Drop faces that are side faces of a die next to them (seen at an angle), or that overlap one."""
-    typical = float(np.median([f.size for f in faces])) if faces else 0.0
+    # Sizes measured from several pips are better than a one's (guessed from its pip).
+    measured = [f.size for f in faces if f.value > 1] or [f.size for f in faces]
+    typical = float(np.median(measured)) if measured else 0.0
     # Side faces are foreshortened: their pips are flatter (and smaller) than the top face's.
     round_ = [float(np.mean(pips.roundness[list(f.pips)])) for f in faces]
     # Under light from above the top face is also the brightest face of a die.
@@ -208,10 +211,11 @@ _LUMA = np.array([0.114, 0.587, 0.299], np.float32)
 
 def _side_of(face: _Face, roundness: float, top: _Face, top_roundness: float, typical: float) -> bool:
     """True when `face` cannot be a die's top face next to the (rounder) face `top`."""
-    reach = max(face.size, top.size, typical)
+    reach = typical or max(face.size, top.size)
+    wide = max(reach, face.size, top.size)
     distance = float(np.hypot(face.centre[0] - top.centre[0], face.centre[1] - top.centre[1]))
     # Top faces of two dice lie a die's side apart at least; a side face is nearer, and flatter.
-    return distance < 0.9 * reach or (distance < 1.4 * reach and roundness < top_roundness - 0.15)
+    return distance < 0.85 * reach or (distance < 1.4 * wide and roundness < top_roundness - 0.15)
 
 
 def _lone_pip_is_die(bgr: np.ndarray, pips: Pips, k: int) -> bool:
@@ -220,7 +224,7 @@ def _lone_pip_is_die(bgr: np.ndarray, pips: Pips, k: int) -> bool:
         return False
     r = pips.radius[k]
     tolerance = float(np.clip(0.3 * pips.contrast[k], 20.0, 60.0))
-    inner = sample(bgr, pips.xy[k] + _RING16 * (3.0 * r + 1.5))
+    inner = sample(bgr, pips.xy[k] + _RING16 * (2.5 * r + 1.5))
     if float(np.percentile(np.linalg.norm(inner - pips.body[k], axis=1), 85)) >= tolerance:
         return False
     # A one's face ends about 5 pip radii out; a dot on a wide plain surface is no die.

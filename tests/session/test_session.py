@@ -291,3 +291,24 @@ def test_a_phone_that_joins_mid_countdown_sees_the_time_left(session, manual):
     """The snapshot's countdown is as of the moment it is asked for."""
     manual.advance(1000)
     assert session.snapshot()["countdown"]["ends_in_ms"] == 2000.0
+
+
+def test_the_mash_lockout_ignores_presses_right_after_a_refused_one(store_path, manual, helpers):
+    """With mash_lockout_ms on, a seat that just mashed is ignored for a moment, then heard again."""
+    from companion.session import Session
+    from companion.settings import RaceSettings, Settings
+    from companion.store import EventStore
+
+    settings = Settings(race=RaceSettings(tie_window_ms=30.0, countdown_ms=3000.0, mash_lockout_ms=500.0))
+    with EventStore(store_path) as store:
+        session = Session(store, settings, schedule=manual.schedule, clock=manual.clock, seed=1)
+        session.start(["Ana", "Ben"], leader=0, seed=2)
+        helpers.open_race(session, manual)
+        assert session.press(0).reason == "Ana's dice have not been read yet"
+        card = session.snapshot()["display"][0]["id"]
+        session.roll(0, helpers.dice_for(session, 0, [card]))
+        manual.advance(100)
+        assert session.press(0).reason == "too many presses: wait 500 ms after a refused press."
+        manual.advance(500)
+        assert session.press(0).accepted
+        session.close()

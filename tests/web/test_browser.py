@@ -39,8 +39,8 @@ def tap_dice(page, dice: list[dict]) -> None:
     from playwright.sync_api import expect
 
     for index, die in enumerate(dice):
-        page.locator("#my-dice .die-button").nth(index).click()
-        page.locator(f"#face-picker button.face[aria-label='{die['value']}']").click()
+        page.locator("#my-dice .die-button").nth(index).tap()
+        page.locator(f"#face-picker button.face[aria-label='{die['value']}']").tap()
         expect(page.locator("#my-dice .die-button").nth(index)).to_have_attribute(
             "aria-label", f"die {index + 1}: {die['colour']} {die['value']}")
 
@@ -77,7 +77,7 @@ def test_a_round_on_the_phone_pages(start_server, browser, meeting, tmp_path):
     expect(ana.locator("#gray")).to_have_text("beside the deck")
 
     # A press with no dice yet is refused, and the phone says why.
-    ana.locator("#rescue").dispatch_event("pointerdown")
+    ana.locator("#rescue").tap()
     ana.locator("#refusal").wait_for()
     expect(ana.locator("#refusal")).to_have_text("Not a claim: Ana's dice have not been read yet.")
 
@@ -93,7 +93,7 @@ def test_a_round_on_the_phone_pages(start_server, browser, meeting, tmp_path):
     ana.screenshot(path=str(screenshot), full_page=True, clip={"x": 0, "y": 0, "width": 390, "height": 1180})
     assert screenshot.stat().st_size > 10_000
 
-    ana.locator("#rescue").dispatch_event("pointerdown")
+    ana.locator("#rescue").tap()
     ana.locator("#race-result").wait_for()
     expect(ana.locator("#race-result")).to_have_text(f"Ana won the race and rescued {card['name']}.")
     ana.locator("#countdown").wait_for()  # Ready, Set, Go! on every phone
@@ -106,7 +106,7 @@ def test_a_round_on_the_phone_pages(start_server, browser, meeting, tmp_path):
     state = server.get("/api/state")
     other = state["display"][0]
     tap_dice(ben, [{**d, "seat": 1} for d in meeting(state, 1, other["id"])])
-    ben.locator("#rescue").dispatch_event("pointerdown")
+    ben.locator("#rescue").tap()
 
     # The round is over on every phone: round 2, the Leader passes to Ben, Cy took the gray die.
     expect(ana.locator("#round")).to_have_text("2 of 22")
@@ -120,3 +120,26 @@ def test_a_round_on_the_phone_pages(start_server, browser, meeting, tmp_path):
     # The refused PIN (403) and the refused press (409) are meant; nothing else may fail.
     expected = ("status of 403", "status of 409")
     assert [p for p in problems if not any(e in p for e in expected)] == []
+
+
+def test_the_catalogue_page_adds_a_card_with_the_pin(start_server, browser):
+    """The owner adds a card from the phone; a wrong requirement gets the catalogue's sentence."""
+    from playwright.sync_api import expect
+
+    server = start_server()
+    page = browser.new_page()
+    problems: list[str] = []
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    page.goto(server.url + "/catalogue")
+    expect(page.locator("#catalogue-note")).to_contain_text("This is a SAMPLE deck")
+    form = page.locator("#card-form")
+    for name, value in {"id": "kea", "name": "Kea", "latin": "Nestor notabilis", "area": "New Zealand",
+                        "requirement": "B9", "pin": PIN}.items():
+        form.locator(f"input[name={name}]").fill(value)
+    form.get_by_role("button", name="Save the card").click()
+    expect(page.locator("#card-error")).to_contain_text("card 'kea': field 'requirement' is wrong")
+    form.locator("input[name=requirement]").fill("B1 W1 W*")
+    form.get_by_role("button", name="Save the card").click()
+    expect(page.locator("#cards")).to_contain_text("Kea (Nestor notabilis, New Zealand)")
+    assert server.get("/api/catalogue")["total"] == 55
+    assert problems == []
