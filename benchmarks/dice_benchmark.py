@@ -194,13 +194,13 @@ def calibrate_on_simulator(background: str, seed: int):
 
 
 def colour_mistakes(truth: list[dict], dice: list) -> tuple[int, int]:
-    """How many matched dice got the wrong colour name, and how many were matched."""
+    """How many dice read at a true die's top face got the wrong colour name, and how many were read."""
     errors = checked = 0
     for t in truth:
-        near = [d for d in dice if _inside(d.x, d.y, t["box"], 0.0)]
+        cx, cy = t["centre"]
+        near = [d for d in dice if (d.x - cx) ** 2 + (d.y - cy) ** 2 < (0.5 * t["size"]) ** 2]
         if not near:
             continue
-        cx, cy = t["centre"]
         die = min(near, key=lambda d: (d.x - cx) ** 2 + (d.y - cy) ** 2)
         checked += 1
         errors += die.colour != t["colour"]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import random
 import socket
 import statistics
 import sys
@@ -47,6 +48,7 @@ from vision.sources import FrameSource, SimSource, parse_spec  # noqa: E402
 
 FPS = 15.0
 SEATS = 3
+SCRIPT = random.Random(2024)  # the faces the scripted throws land on
 
 
 def free_port() -> int:
@@ -221,7 +223,11 @@ def one_throw(table: Any, source: LoggedSource, phones: list[Phone], seat: int) 
     """Throw a seat's dice; wait until every phone shows a new reading; time it from the dice's rest."""
     thrown_at = time.perf_counter()
     rolled_ms = table.t * 1000.0
-    table.roll(seat)
+    before = sorted(d.value for d in table.seat_dice(seat))
+    values = before
+    while sorted(values) == before:  # scripted faces, never the same as the seat shows now
+        values = [SCRIPT.randint(1, 6) for _ in before]
+    table.roll(seat, values=values)
     while True:  # wait for the throw to end in the simulation (its dice rest later than it started)
         time.sleep(0.05)
         _t, _wall, truth = source.handed[-1]

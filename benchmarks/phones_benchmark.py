@@ -9,7 +9,10 @@ again). Prints median, p95 and worst over the presses, for the slowest phone of 
 The time includes the race's tie window (settings.race.tie_window_ms, 30 ms by default): the result
 cannot be known before the window closes. The numbers without it are printed too.
 
-    python3 benchmarks/phones_benchmark.py [--phones 30] [--presses 50]
+    python3 benchmarks/phones_benchmark.py [--phones 30] [--presses 50] [--source none|sim]
+
+`--source sim` runs the server with the simulated camera and its live loop reading every frame (the
+demo table's full load); the default, none, measures the phones alone.
 """
 
 from __future__ import annotations
@@ -119,14 +122,14 @@ def dice_meeting(state: dict, card_id: str) -> list[dict]:
     raise RuntimeError(f"no dice meet only {card_id}")
 
 
-def start_server(data: Path, port: int) -> subprocess.Popen:
+def start_server(data: Path, port: int, source: str = "none") -> subprocess.Popen:
     """Run `companion serve` and wait until it answers."""
     settings = data / "settings.toml"
     settings.write_text(f'[race]\ncountdown_ms = 300.0\ntie_window_ms = {TIE_WINDOW_MS}\n\n'
                         f'[server]\nhost = "127.0.0.1"\npin = "{PIN}"\nthreads = 64\n', encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     process = subprocess.Popen([sys.executable, "-m", "companion.cli", "serve", "--settings", str(settings),
-                                "--port", str(port), "--data-dir", str(data)],
+                                "--port", str(port), "--data-dir", str(data), "--source", source],
                                cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     for _ in range(200):
         try:
@@ -149,18 +152,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--phones", type=int, default=30)
     parser.add_argument("--presses", type=int, default=50)
+    parser.add_argument("--source", default="none", help="the server's camera: none (default) or e.g. sim")
     args = parser.parse_args()
     port = free_port()
     with tempfile.TemporaryDirectory() as folder:
-        server = start_server(Path(folder), port)
+        server = start_server(Path(folder), port, args.source)
         try:
-            return run(port, args.phones, args.presses)
+            return run(port, args.phones, args.presses, camera=args.source != "none")
         finally:
             server.terminate()
             server.wait(timeout=20)
 
 
-def run(port: int, phones_count: int, presses: int) -> int:
+def run(port: int, phones_count: int, presses: int, camera: bool = False) -> int:
     """Connect the phones, play the presses, print the numbers."""
     phones = [Phone(port) for _ in range(phones_count)]
     for phone in phones:
@@ -169,6 +173,8 @@ def run(port: int, phones_count: int, presses: int) -> int:
     post(port, "/api/start", {"pin": PIN, "players": ["Ana", "Ben", "Cy"], "leader": 1, "seed": 3})
     for phone in phones:
         phone.wait_until(lambda s: s.get("phase") == "open")
+    if camera:
+        time.sleep(3.0)  # let the camera send the seats' dice first, so that seat 0's tapped dice stay
     state = phones[0].latest
     post(port, "/api/act", {"kind": "roll", "seat": 0, "dice": dice_meeting(state, state["display"][0]["id"])})
     slowest, fastest = [], []
@@ -181,7 +187,8 @@ def run(port: int, phones_count: int, presses: int) -> int:
         slowest.append((max(arrivals) - pressed) * 1000)
         fastest.append((min(arrivals) - pressed) * 1000)
         post(port, "/api/undo", {"pin": PIN})
-    print(f"{phones_count} phones on SSE, {presses} presses, tie window {TIE_WINDOW_MS:.0f} ms (included)")
+    print(f"{phones_count} phones on SSE, {presses} presses, tie window {TIE_WINDOW_MS:.0f} ms (included)"
+          + (", camera live loop running" if camera else ", no camera"))
     print("press -> the LAST of the phones has the result:")
     print(f"  median {statistics.median(slowest):6.1f} ms   p95 {percentile(slowest, 0.95):6.1f} ms   "
           f"worst {max(slowest):6.1f} ms")

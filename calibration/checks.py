@@ -104,7 +104,7 @@ def check_exposure(grey: np.ndarray, calibration: Calibration) -> Check:
     values = grey[_mat_mask(grey.shape, calibration)]
     if values.size == 0:
         return Check("exposure", False, 0.0, "the mat is not in the picture: point the camera at the mat.")
-    level = float(np.median(values))
+    level = float(np.percentile(values, 90))  # the white paper, whatever share the printed zones take
     bright = float(np.mean(values >= 250))
     dark = float(np.mean(values <= 5))
     if bright > MAX_CLIPPED_FRACTION:
@@ -112,9 +112,9 @@ def check_exposure(grey: np.ndarray, calibration: Calibration) -> Check:
                      f"overexposed: {bright:.0%} of the mat is pure white; lower the camera's exposure or dim the light.")
     if level < MIN_PAPER_LEVEL or dark > MAX_CLIPPED_FRACTION:
         return Check("exposure", False, level,
-                     f"too dark: the white mat reads {level:.0f} of 255; add light over the table or raise the "
+                     f"too dark: the mat's white reads {level:.0f} of 255; add light over the table or raise the "
                      "camera's exposure.")
-    return Check("exposure", True, level, f"well exposed (the mat reads {level:.0f} of 255).")
+    return Check("exposure", True, level, f"well exposed (the mat's white reads {level:.0f} of 255).")
 
 
 def glare_spots(image: np.ndarray, calibration: Calibration) -> list[tuple[float, float, float]]:

@@ -12,7 +12,8 @@ from calibration.mat import ColourSquare, Rect
 from calibration.table import Calibration
 
 # A die counts as "on" a square when its centre is within this many mm of the square (dice are placed by hand).
-SQUARE_SLACK_MM = 4.0
+SQUARE_SLACK_MM = 2.0
+DIE_MM = (9.0, 26.0)  # a reading is taken for a die on a square only when about die-sized
 # Two learned colours closer than this in CIE Lab are easily confused at the table (gray vs white in dim light).
 MIN_LAB_DISTANCE = 15.0
 # A square's middle counts as "a die is there" when this share of it has edges steeper than this (grey levels/px).
@@ -66,7 +67,10 @@ def die_on_square(readings: list[Any], calibration: Calibration, square: ColourS
     """The reading whose centre lies on (or just beside) the square, nearest its middle; None if none."""
     best, best_distance = None, float("inf")
     r = square.rect
+    scale = calibration.px_per_mm()
     for reading in readings:
+        if not DIE_MM[0] <= reading.size / scale <= DIE_MM[1]:
+            continue  # not die-sized: a letter of a label, a speck
         mx, my = calibration.to_mat(np.array([[reading.x, reading.y]]))[0]
         inside = (r.x - SQUARE_SLACK_MM <= mx <= r.x + r.w + SQUARE_SLACK_MM
                   and r.y - SQUARE_SLACK_MM <= my <= r.y + r.h + SQUARE_SLACK_MM)

@@ -52,22 +52,124 @@ def straight_view(geometry: MatGeometry, size: tuple[int, int] = (1920, 1080), f
     return MatView(geometry, size, np.array([[scale, 0, dx], [0, scale, dy], [0, 0, 1.0]]), scale)
 
 
+CARD_MM = (63.0, 88.0)  # a standard playing card
+
+
+def lay_cards(picture: np.ndarray, cards: Sequence[tuple[np.ndarray, float, float, float]],
+              px_per_mm: float) -> np.ndarray:
+    """The mat picture (drawn at px_per_mm) with card pictures laid on it: (picture, x mm, y mm, angle)."""
+    import cv2
+
+    out = picture.astype(np.float32)
+    h, w = out.shape[:2]
+    for card, x, y, angle in cards:
+        scale = CARD_MM[0] * px_per_mm / card.shape[1]
+        matrix = cv2.getRotationMatrix2D((card.shape[1] / 2, card.shape[0] / 2), angle, scale)
+        matrix[:, 2] += (x * px_per_mm - card.shape[1] / 2, y * px_per_mm - card.shape[0] / 2)
+        warped = cv2.warpAffine(card, matrix, (w, h), flags=cv2.INTER_AREA).astype(np.float32)
+        mask = cv2.warpAffine(np.full(card.shape[:2], 255, np.uint8), matrix, (w, h))[..., None] / 255.0
+        out = out * (1 - mask) + warped * mask
+    return out.astype(np.uint8)
+
+
 def mat_table(seats: int = 3, paper: str = "A3", size: tuple[int, int] = (1920, 1080), seed: int = 0,
               colours: Sequence[str] = RESCUE_DICE, roll_every: float = 0.0, fps: float = 15.0,
-              lighting: str = "neutral", picture_px_per_mm: float = 4.0):
+              lighting: str = "neutral", picture_px_per_mm: float = 4.0,
+              cards: Sequence[tuple[np.ndarray, float, float, float]] = ()):
     """A SimTable of the printed mat with each seat's dice (default: four white, one black) in its zone.
 
     SimTable deals die n to seat n % seats in colour colours[(n // seats) % len(colours)], so every
-    seat gets one die of each colour listed.
+    seat gets one die of each colour listed. `cards` (picture, x mm, y mm, angle) lie in the display.
     """
     from vision.simulator import SimTable
 
     geometry = mat_geometry(seats, paper)
     view = straight_view(geometry, size)
     picture = render_mat(geometry, picture_px_per_mm)
+    if cards:
+        picture = lay_cards(picture, cards, picture_px_per_mm)
     # The simulator warps the mat picture (its pixels) into the frame.
     picture_to_frame = view.mm_to_frame @ np.diag([1 / picture_px_per_mm, 1 / picture_px_per_mm, 1.0])
     table = SimTable(seed=seed, dice=len(colours) * seats, size=size, colours=tuple(colours),
                      lighting=lighting, background=picture, homography=picture_to_frame, roll_every=roll_every,
                      die_size=DIE_MM * view.px_per_mm, fps=fps, zones=view.seat_rects(inset_mm=4.0))
     return table, view
+
+
+class GrayDieFollower:
+    """Keeps the simulated table's gray die with whoever holds it in the game (for the demo table).
+
+    Rescue Animals hands the gray die to the seat left without a rescue; that seat then rolls it with
+    its own dice. Subscribed to the session, this adds the gray die to the simulation when a seat first
+    takes it, and throws it into the new holder's zone whenever it changes hands.
+    """
+
+    def __init__(self, table: object) -> None:
+        """Follow the gray die of `table` (a SimTable)."""
+        self.table = table
+        self.holder: int | None = None
+
+    def __call__(self, snapshot: dict) -> None:
+        """Session subscriber: move the gray die when the snapshot names a new holder (0-based seat)."""
+        import copy
+
+        holder = snapshot.get("gray_holder")
+        if holder is None or holder == self.holder or not 0 <= holder < len(self.table.zones):
+            return
+        gray = next((d for d in self.table.dice if d.colour == "gray"), None)
+        if gray is None:
+            model = next(d for d in self.table.dice if d.seat == holder)
+            gray = copy.copy(model)
+            gray.colour = "gray"
+            self.table.dice.append(gray)
+        gray.seat = holder
+        self.holder = holder
+        self.table.roll(holder)
+
+
+class DemoPlayers:
+    """Simulated players for the demo table: every few seconds each seat that cannot claim yet throws again,
+    setting aside the dice the companion's hint says to keep (as a player would), in the simulation."""
+
+    def __init__(self, table: object, session: object, every_s: float = 3.0) -> None:
+        """Play `table`'s seats against `session` every `every_s` seconds (call start())."""
+        import threading
+
+        self.table, self.session, self.every_s = table, session, every_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="demo players", daemon=True)
+
+    def start(self) -> None:
+        """Start throwing in a background thread."""
+        self._thread.start()
+
+    def close(self) -> None:
+        """Stop throwing (safe to call twice)."""
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        """Throw each playing seat in turn, a moment apart."""
+        while not self._stop.wait(self.every_s):
+            snapshot = self.session.snapshot()
+            if snapshot.get("phase") not in ("open", "ready"):
+                continue
+            for seat in snapshot.get("seats") or []:
+                if seat["seat"] < len(self.table.zones) and not seat.get("satisfied"):
+                    self.table.roll(seat["seat"], keep=self.keep(seat))
+
+    def keep(self, seat: dict) -> list[int]:
+        """The simulated dice (their numbers in the seat) to set aside: those the nearest card's hint keeps."""
+        hints = [h for h in (seat.get("hints") or {}).values() if h.get("missing") is not None]
+        if not hints:
+            return []
+        best = min(hints, key=lambda h: h["missing"])
+        wanted = [(seat["dice"][i]["colour"], seat["dice"][i]["value"]) for i in best.get("keep", [])
+                  if i < len(seat["dice"])]
+        kept = []
+        for number, die in enumerate(self.table.seat_dice(seat["seat"])):
+            if (die.colour, die.value) in wanted:
+                wanted.remove((die.colour, die.value))
+                kept.append(number)
+        return kept

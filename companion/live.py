@@ -15,12 +15,14 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Iterable
 
 import cv2
 import numpy as np
 
 from calibration.annotate import draw_readings
+from calibration.cards import RequirementGuess, card_picture, cards_in_display, teach_card
 from calibration.steps import check_camera_moved
 from calibration.table import Calibration
 from companion.errors import CompanionError
@@ -32,16 +34,18 @@ GAME_COLOURS = ("white", "black", "gray")  # the dice colours Rescue Animals kno
 UNSURE_BELOW = 0.4  # a settled die less sure than this (vote share x reader confidence) shows as unsure
 AGREE_FRAMES = 2  # frames in a row whose reading must match a seat's settled dice before they are sent  # a settled die less sure than this shows as unsure on the phones
 CAMERA_CHECK_EVERY_S = 30.0  # how often the markers are looked for again (a moved camera)
+CARDS_EVERY_S = 1.0  # how often the display area is searched for cards
 
 
 def live_settler() -> Settler:
-    """The settler the live table uses: three still frames over 150 ms, votes over the last six frames.
+    """The settler the live table uses: two still frames over 60 ms, votes over the last four frames.
 
     A short vote window lets a die's true face win soon after it stops (its last tumbles barely move
-    it); `AGREE_FRAMES` guards against sending a vote that lags. Measured on the simulated mat: dice
-    sent 35-125 ms (table time) after they came to rest, none with a wrong face (16 throws).
+    it); `AGREE_FRAMES` guards against sending a vote that lags. Measured on the simulated mat
+    (16 throws, 15 frames/s, table time, reading not included): sent 200 ms (median), 333 ms (worst)
+    after the dice showed their final faces, never a wrong face, never twice.
     """
-    return Settler(still_frames=3, still_ms=150.0, grace_ms=150.0, window=6)
+    return Settler(still_frames=2, still_ms=60.0, grace_ms=150.0, window=4)
 
 
 @dataclass
@@ -68,8 +72,10 @@ class LiveTable:
     def __init__(self, session: Any, calibration: Calibration, camera: Any = None, *,
                  read: Callable[..., list[Any]] | None = None, profile: Any = None,
                  settler: Settler | None = None, clock: Callable[[], float] | None = None,
-                 agree_frames: int = AGREE_FRAMES):
-        """Wire a session, a calibration and (for `start`) a CameraThread; `read` defaults to the dice reader."""
+                 agree_frames: int = AGREE_FRAMES, cards: Any = None, stills: str | Path | None = None):
+        """Wire a session, a calibration and (for `start`) a CameraThread; `read` defaults to the dice reader,
+        `cards` is a CardLibrary of taught cards (None: cards are not looked for), `stills` a folder where a
+        picture of the table is kept for every race won."""
         if read is None:
             from vision.dice import read_dice as read
         if profile is None and calibration.colour_profile:
@@ -91,6 +97,15 @@ class LiveTable:
         self._thread: threading.Thread | None = None
         self.camera_note: str | None = None
         self.frames_read = 0
+        self.cards = cards
+        self.display: list[Any] = []  # the cards seen in the display area at the last look
+        self._display_before: tuple[str, ...] | None = None
+        self.stills = Path(stills) if stills is not None else None
+        self._last_race: Any = None
+        self._unsubscribe = session.subscribe(self._keep_still) if self.stills is not None else None
+        self.owns_camera = False  # True when close() should close the camera too
+        self._gray_unsubscribe: Callable[[], None] | None = None  # the simulated gray die's follower
+        self.demo_players: Any = None  # simulated players throwing the simulated dice (the demo table)
 
     # ---- one frame --------------------------------------------------------------------------
 
@@ -147,6 +162,48 @@ class LiveTable:
             return
         view.sent, view.sent_at_ms = dice, self._clock()
 
+    def look_at_cards(self, image: np.ndarray) -> list[Any]:
+        """Find the cards in the display area; while the session waits for the round's display and the
+        same taught cards were seen twice in a row (none unknown), reveal them to the session."""
+        if self.cards is None:
+            return []
+        sightings = cards_in_display(self.calibration, image, self.cards)
+        with self._lock:
+            self.display = sightings
+        known = tuple(sorted(s.card_id for s in sightings if s.card_id is not None))
+        steady = known and known == self._display_before and len(known) == len(sightings)
+        self._display_before = known
+        if steady and self.session.snapshot().get("phase") == "reveal":
+            try:
+                self.session.reveal(known, source="camera")
+            except CompanionError as error:  # not the right number of cards yet, a copy too many
+                self.camera_note = f"cards on display not taken: {error}"
+        return sightings
+
+    def teach_unknown(self, card_id: str, index: int = 0) -> RequirementGuess:
+        """Teach the `index`-th unknown card now on display as `card_id`; returns its dice requirement as read."""
+        with self._lock:
+            unknown = [s for s in self.display if s.card_id is None]
+            latest = self._latest
+        if latest is None or not 0 <= index < len(unknown):
+            raise CompanionError("there is no unknown card on display to teach: lay it in the display area.")
+        return teach_card(self.cards, card_id, card_picture(latest[0], unknown[index]))
+
+    def _keep_still(self, snapshot: dict[str, Any]) -> None:
+        """After each race won, keep a picture of the table as it was (annotated) in the stills folder."""
+        race = snapshot.get("last_race")
+        if not race or race == self._last_race:
+            return
+        self._last_race = race
+        picture = self.annotated()
+        if race.get("winner") is None or picture is None or self.stills is None:
+            return
+        self.stills.mkdir(parents=True, exist_ok=True)
+        name = f"race-{snapshot.get('version', 0):06d}-seat{int(race['winner']) + 1}.jpg"
+        data = encode_jpeg(picture)
+        if data is not None:
+            (self.stills / name).write_bytes(data)
+
     # ---- what the phones ask for ------------------------------------------------------------
 
     def view(self) -> dict[str, Any]:
@@ -154,7 +211,10 @@ class LiveTable:
         with self._lock:
             seats = [self._seats[s].to_dict() for s in sorted(self._seats)]
         status = getattr(self.camera, "status", None)
-        return {"seats": seats, "camera": status, "camera_note": self.camera_note, "frames": self.frames_read}
+        with self._lock:
+            display = [s.to_dict() for s in self.display]
+        return {"seats": seats, "camera": status, "camera_note": self.camera_note, "frames": self.frames_read,
+                "display": display, "unknown_cards": sum(1 for d in display if d["card"] is None)}
 
     def correct(self, seat: int, dice: Iterable[dict[str, Any]], source: str = "host correction") -> dict[str, Any]:
         """The host's correction of a seat's dice: applied and logged by the session; the camera sends that
@@ -167,7 +227,9 @@ class LiveTable:
             latest = self._latest
         if latest is None:
             return None
-        return draw_readings(latest[0], self.calibration, latest[1])
+        with self._lock:
+            cards = list(self.display)
+        return draw_readings(latest[0], self.calibration, latest[1], cards)
 
     def zone_picture(self, seat: int, px_per_mm: float = 4.0) -> np.ndarray | None:
         """A top-down picture of one seat's zone (0-based seat) from the latest frame, for disputes."""
@@ -189,7 +251,7 @@ class LiveTable:
 
     def _run(self) -> None:
         """Process each new frame; look for the markers again now and then; never stop on a bad frame."""
-        last_index, last_check = -1, 0.0
+        last_index, last_check, last_cards = -1, 0.0, 0.0
         while not self._stop.is_set():
             frame = self.camera.wait_for_frame(after=last_index, timeout=1.0)
             if frame is None:
@@ -197,6 +259,9 @@ class LiveTable:
             last_index = frame.index
             try:
                 self.process(frame.image, frame.t_ms)
+                if self.cards is not None and time.monotonic() - last_cards > CARDS_EVERY_S:
+                    last_cards = time.monotonic()
+                    self.look_at_cards(frame.image)
                 if time.monotonic() - last_check > CAMERA_CHECK_EVERY_S:
                     last_check = time.monotonic()
                     self.camera_note = check_camera_moved(self.calibration, frame.image).message
@@ -206,9 +271,18 @@ class LiveTable:
     def close(self) -> None:
         """Stop the background thread (safe to call twice)."""
         self._stop.set()
+        if self.demo_players is not None:
+            self.demo_players.close()
+        for attribute in ("_unsubscribe", "_gray_unsubscribe"):
+            stop = getattr(self, attribute)
+            if stop is not None:
+                stop()
+                setattr(self, attribute, None)
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None
+        if self.owns_camera and self.camera is not None:
+            self.camera.close()
 
 
 def _key(dice: Iterable[Any]) -> tuple[tuple[str, int], ...]:
@@ -222,3 +296,71 @@ def encode_jpeg(image: np.ndarray | None, quality: int = 80) -> bytes | None:
         return None
     ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
     return data.tobytes() if ok else None
+
+
+CALIBRATION_FILE = "calibration.json"
+SIM_SEATS = 5  # the simulated mat has a zone for every seat the game can have
+
+
+def open_live_table(session: Any, spec: str, data_dir: str | Path, first_frame_s: float = 10.0,
+                    players: bool = False) -> LiveTable:
+    """Start the camera's live loop for `companion serve`: camera `spec` (a vision.sources spec), calibration,
+    taught cards and stills from `data_dir`. A `sim` spec shows the simulated printed mat, calibrated from its
+    first frame through its markers (with `players`, simulated players throw its dice, keeping what the
+    hints say, so a whole game plays on the simulator); any other camera needs `companion calibrate` first. Raises
+    CompanionError (CalibrationError, SourceError) with a sentence when it cannot start."""
+    from calibration.cards import card_library
+    from calibration.store import load_calibration
+    from vision.camera_thread import CameraThread
+    from vision.sources import open_source, parse_spec, resolve_auto
+
+    data = Path(data_dir)
+    spec = resolve_auto() if spec == "auto" else spec
+    follower = demo = None
+    if spec.split("?")[0] == "sim":
+        options = parse_spec(spec).options
+        camera, calibration, follower = _simulated_mat(parse_spec(spec), roll_by_itself=not players)
+        if players:
+            from calibration.demo import DemoPlayers
+
+            demo = DemoPlayers(follower.table, session, every_s=options["roll_every"] or 3.0)
+    else:
+        camera = CameraThread(open_source(spec))
+        frame = camera.wait_for_frame(timeout=first_frame_s)
+        if frame is None:
+            camera.close()
+            raise CompanionError(f"the camera {spec!r} gave no picture in {first_frame_s:.0f} s ({camera.status}); "
+                                 "check it is connected, or set [camera] source = \"sim\".")
+        try:
+            calibration = load_calibration(data / CALIBRATION_FILE, (frame.image.shape[1], frame.image.shape[0]))
+        except CompanionError:
+            camera.close()
+            raise
+    live = LiveTable(session, calibration, camera, cards=card_library(data), stills=data / "stills")
+    live.owns_camera = True
+    if follower is not None:
+        live._gray_unsubscribe = session.subscribe(follower)
+        follower(session.snapshot())
+    if demo is not None:
+        live.demo_players = demo
+        demo.start()
+    live.start()
+    return live
+
+
+def _simulated_mat(spec: Any, roll_by_itself: bool = True) -> tuple[Any, Calibration, Any]:
+    """A camera thread over the simulated printed mat (dice rolled now and then), its calibration, and the
+    follower that keeps the simulated gray die with its holder."""
+    from calibration.demo import GrayDieFollower, mat_table
+    from calibration.steps import calibrate_frame
+    from vision.camera_thread import CameraThread
+    from vision.sources import SimSource
+
+    options = spec.options
+    table, _view = mat_table(seats=SIM_SEATS, size=tuple(options["size"]), seed=options["seed"],
+                             roll_every=options["roll_every"] if roll_by_itself else 0.0, fps=options["fps"] or 15.0,
+                             lighting=options["lighting"])
+    result = calibrate_frame(table.next_frame()[0], colours=False)
+    if result.calibration is None:  # the simulator draws the mat; not finding it is a bug, said plainly
+        raise CompanionError(f"the simulated mat was not found: {result.problems[0]}")
+    return CameraThread(SimSource(spec, table=table)), result.calibration, GrayDieFollower(table)

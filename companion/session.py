@@ -26,14 +26,17 @@ from companion.store import EventStore, GameRecord, effective_events
 log = logging.getLogger(__name__)
 
 GAME = "rescue_animals"
-# Events the session makes by itself; undo skips over them to the last thing a person did.
-AUTOMATIC_SOURCES = frozenset({"countdown", "deck"})
+# Events the session makes by itself, and the camera's readings; undo skips over them to the last thing a
+# person did (the camera then sends what the table shows again, see "undos" in the snapshot).
+AUTOMATIC_SOURCES = frozenset({"countdown", "deck", "camera"})
 CATALOGUE_FILE = "rescue-animals.toml"
 MAX_NAME = 24
 # Names are shown on every phone and in logs; markup characters have no place in them.
 FORBIDDEN_IN_NAMES = frozenset('<>&"`\\{}')
 
 Subscriber = Callable[[dict[str, Any]], None]
+# Told (game id, event seq, seat) after a race winner's Rescue or Claim is stored: e.g. to keep a still.
+ClaimListener = Callable[[int, int, int], None]
 
 
 def now_ms() -> float:
@@ -100,6 +103,7 @@ class Session:
         self._rng = random.Random(seed)
         self._lock = threading.RLock()
         self._subscribers: list[Subscriber] = []
+        self._claim_listeners: list[ClaimListener] = []
         self._game: GameRecord | None = None
         self._catalogue: Any = None
         self._state: Any = None
@@ -110,6 +114,7 @@ class Session:
         self._last_race: dict[str, Any] | None = None
         self._countdown: tuple[float, Cancel] | None = None
         self._generation = 0
+        self._undos = 0  # undos since the companion started: the camera re-sends the table after each
         self._snapshot: dict[str, Any] = {}
         with self._lock:
             self._resume()
@@ -128,6 +133,19 @@ class Session:
                     self._subscribers.remove(callback)
 
         return unsubscribe
+
+    def on_claim(self, callback: ClaimListener) -> Callable[[], None]:
+        """Call `callback(game_id, seq, seat)` after each accepted claim is stored; returns the stopper."""
+        with self._lock:
+            self._claim_listeners.append(callback)
+
+        def stop() -> None:
+            """Stop calling this callback."""
+            with self._lock:
+                if callback in self._claim_listeners:
+                    self._claim_listeners.remove(callback)
+
+        return stop
 
     def snapshot(self) -> dict[str, Any]:
         """The JSON-able view that every phone and the LEDs show (countdown as of now)."""
@@ -247,7 +265,7 @@ class Session:
                 return PressOutcome(seat, True, "already pressed in this race")
             else:
                 self._race.presses.append(press)
-            log.info("press seat %s at %.1f ms from %s", seat, t_ms, source)
+            log.info("press of seat %s (index %s) at %.1f ms from %s", seat + 1, seat, t_ms, source)
             return PressOutcome(seat, True)
 
     def roll(self, seat: int, dice: Iterable[Any], source: str = "phone") -> dict[str, Any]:
@@ -267,6 +285,15 @@ class Session:
             dice = [die if i in keep else rules.Die(die.colour, self._rng.randint(1, 6))
                     for i, die in enumerate(current)]
             return self.roll(seat, dice, source)
+
+    def keep_dice(self, seat: int) -> list[tuple[str, int]]:
+        """The (colour, value) of the dice `seat` should set aside for the display card it is closest to."""
+        with self._lock:
+            if self._state is None:
+                return []
+            self._check_seat(seat)
+            dice = _seat_dice(self._state, seat)
+            return [(dice[i].colour, dice[i].value) for i in self._best_keep(seat) if i < len(dice)]
 
     def choose(self, seat: int, card: str, source: str = "phone") -> dict[str, Any]:
         """The race winner picks which of the satisfied cards to rescue."""
@@ -299,6 +326,7 @@ class Session:
                 self.store.reopen(self._game.id)
             self._load(self.store.game(self._game.id))
             self._refusals.clear()
+            self._undos += 1
             log.info("undo of events %s", undoes)
             self._advance()
             return self._snapshot
@@ -330,7 +358,7 @@ class Session:
 
     def _refuse(self, seat: int, t_ms: float, reason: str, source: str) -> PressOutcome:
         """Show a refused press to its seat (and log it); nothing is stored."""
-        log.info("press seat %s from %s refused: %s", seat, source, reason)
+        log.info("press of seat %s (index %s) from %s refused: %s", seat + 1, seat, source, reason)
         self._refused_before[seat] = t_ms
         self._refusals[seat] = {"reason": reason, "at": time.time()}
         self._publish()
@@ -366,27 +394,38 @@ class Session:
             self._refusals.pop(result.winner, None)
             try:
                 if len(cards) == 1:
-                    self._commit(rules.Rescue(seat=result.winner, card=cards[0], race=record, dice=dice), source)
+                    event = self._commit(rules.Rescue(seat=result.winner, card=cards[0], race=record, dice=dice), source)
                 else:
-                    self._commit(rules.Claim(seat=result.winner, dice=dice, race=record), source)
+                    event = self._commit(rules.Claim(seat=result.winner, dice=dice, race=record), source)
             except IllegalAction as error:
                 self._refusals[result.winner] = {"reason": str(error), "at": time.time()}
                 self._publish()
+            else:
+                self._tell_claim(event.game_id, event.seq, result.winner)
             return self._last_race
+
+    def _tell_claim(self, game_id: int, seq: int, seat: int) -> None:
+        """Tell the claim listeners about a stored claim (one failing listener stops nothing)."""
+        for callback in list(self._claim_listeners):
+            try:
+                callback(game_id, seq, seat)
+            except Exception:
+                log.exception("a claim listener failed")
 
     # ---- applying, advancing, telling -----------------------------------------------------
 
-    def _commit(self, action: Any, source: str) -> None:
-        """Apply `action`; if the rules accept it, store it, then tell every subscriber."""
+    def _commit(self, action: Any, source: str) -> Any:
+        """Apply `action`; if the rules accept it, store it, then tell every subscriber; returns the stored event."""
         if self._game is None or self._state is None:
             raise SessionError("no game is being played: start one on the setup page.")
         new_state = rules.apply(self._state, action)  # raises IllegalAction with the reason
-        self.store.append(self._game.id, action.to_dict(), source)
+        event = self.store.append(self._game.id, action.to_dict(), source)
         self._state = new_state
         seat = getattr(action, "seat", None)
         if seat is not None:
             self._refusals.pop(seat, None)  # the seat did something new: its old refusal is stale
         self._advance()
+        return event
 
     def _advance(self) -> None:
         """Take the automatic steps (demo reveal, countdown, finishing), then publish."""
@@ -457,7 +496,7 @@ class Session:
 
     def _build_snapshot(self) -> dict[str, Any]:
         """Everything a phone shows, as plain JSON-able values."""
-        base: dict[str, Any] = {"version": self._version, "server_time": time.time()}
+        base: dict[str, Any] = {"version": self._version, "server_time": time.time(), "undos": self._undos}
         if self._state is None or self._game is None:
             return {**base, "phase": "idle", "game_id": None, "seats": [], "display": [],
                     "message": "No game yet: open Setup to start one."}
@@ -564,7 +603,7 @@ class Session:
         count = len(self._game.setup["players"]) if self._game else 0
         if not 0 <= seat < count:
             raise SessionError(
-                f"there is no seat {seat} at this table; seats are 0 to {count - 1}." if count
+                f"there is no seat index {seat} at this table; the seats are 1 to {count} (index 0 to {count - 1})." if count
                 else "no game is being played: start one on the setup page."
             )
 

@@ -37,6 +37,12 @@ CREATE TABLE IF NOT EXISTS events (
     source TEXT NOT NULL,
     PRIMARY KEY (game_id, seq)
 );
+CREATE TABLE IF NOT EXISTS stills (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seq INTEGER NOT NULL,
+    file TEXT NOT NULL,
+    PRIMARY KEY (game_id, seq)
+);
 """
 
 UNDO = "undo"
@@ -219,13 +225,24 @@ class EventStore:
         )
         return [_record(row) for row in rows]
 
+    def add_still(self, game_id: int, seq: int, file: str) -> None:
+        """Remember the picture of the table (a file name in the data folder) kept with event `seq`."""
+        self._write("INSERT OR REPLACE INTO stills (game_id, seq, file) VALUES (?, ?, ?)", (game_id, seq, file))
+
+    def stills(self, game_id: int) -> dict[int, str]:
+        """Event seq -> the still's file name, for the game's accepted claims that have one."""
+        rows = self._read("SELECT seq, file FROM stills WHERE game_id = ? ORDER BY seq", (game_id,))
+        return {int(seq): str(file) for seq, file in rows}
+
     def export_json(self, game_id: int) -> dict[str, Any]:
-        """The whole game as one JSON-able dict: setup, catalogue, scores and every event."""
+        """The whole game as one JSON-able dict: setup, catalogue, scores, every event and the stills."""
         record = self._require(game_id)
+        stills = self.stills(game_id)
         return {
             **record.summary(),
             "catalogue": record.catalogue,
-            "events": [event.to_dict() for event in self.events(game_id)],
+            "events": [{**event.to_dict(), **({"still": stills[event.seq]} if event.seq in stills else {})}
+                       for event in self.events(game_id)],
         }
 
     def export_csv(self, game_id: int) -> str:

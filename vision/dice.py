@@ -12,14 +12,15 @@ How it reads (pip-first, so it works for any body colour with contrasting pips):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
 from vision.colour import ColourProfile, default_profile
 from vision.dice_layout import HALF_SIDE, TOLERANCE, fit_faces
-from vision.dice_pips import Pips, find_pips, sample
+from vision.dice_pips import Pips, find_pips, sample, spot_map
+from vision.dice_scorer import load_scorer
 
 # The reader works on images no larger than this (longest side, pixels); bigger ones are shrunk.
 WORK_SIDE = 2000
@@ -28,6 +29,8 @@ WORK_SIDE = 2000
 PIP_OFFSET = 0.26
 # Side of the square that the spot maps close/open with: pips up to about this wide are found.
 PIP_KERNEL = 11
+# Least colour contrast (spot-map level) of a pip with its surround.
+PIP_THRESHOLD = 40.0
 # Colour distance (BGR) that marks a die's edge against the table around a one.
 EDGE_STEP = 18.0
 
@@ -62,10 +65,97 @@ def read_dice(image: np.ndarray, profile: ColourProfile | None = None) -> list[D
     scale = min(1.0, WORK_SIDE / max(bgr.shape[:2]))
     if scale < 1.0:
         bgr = cv2.resize(bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    pips = _find_all_pips(bgr)
-    faces = _frontal_faces(pips, _candidate_faces(bgr, pips))
-    field = table_field(bgr) if profile.table is not None else None
-    return [_rescaled(_reading(bgr, pips, face, profile, field), scale) for face in faces]
+    faces: list[_Face] = []
+    for x, y, w, h in _regions(bgr):
+        crop = bgr[y:y + h, x:x + w]
+        pips = _find_all_pips(crop)
+        candidates = _candidate_faces(crop, pips, every_one=_SCORER is not None)
+        if _SCORER is not None:
+            chosen = _chosen_faces(candidates, _SCORER.probability(face_features(crop, pips, candidates)))
+        else:
+            chosen = _frontal_faces(pips, [f for f, ok in zip(candidates, _plain_shares(crop, candidates) >= PLAIN_SHARE)
+                                           if ok])
+        faces.extend(_moved(face, x, y) for face in chosen)
+    if not faces:
+        return []
+    tables = None
+    if profile.table is not None:
+        field = table_field(bgr, [(f.centre, f.size) for f in faces])
+        tables = np.array([_table_at(field, bgr.shape, f.centre) for f in faces])
+    names = profile.classify_many(np.array([f.body for f in faces]), tables)
+    return [_rescaled(_reading(face, name, sure), scale) for face, (name, sure) in zip(faces, names)]
+
+
+# The learned judge of candidate faces (None: the hand-made rules below decide).
+_SCORER = load_scorer()
+
+
+def candidate_faces(image: np.ndarray) -> list[tuple["_Face", np.ndarray]]:
+    """Every candidate face of an image with its scorer features, in the image's pixels (for training)."""
+    bgr = _as_bgr(image)
+    if bgr is None:
+        return []
+    out = []
+    for x, y, w, h in _regions(bgr):
+        crop = bgr[y:y + h, x:x + w]
+        pips = _find_all_pips(crop)
+        candidates = _candidate_faces(crop, pips, every_one=True)
+        for face, row in zip(candidates, face_features(crop, pips, candidates)):
+            out.append((_moved(face, x, y), row))
+    return out
+
+
+# Frames larger than this (pixels) are first searched at half size for places with pips, and only
+# those places are read at full size: a table is mostly empty, and full HD must take under 20 ms.
+REGION_PIXELS = 1_200_000
+
+
+def _regions(bgr: np.ndarray) -> list[tuple[int, int, int, int]]:
+    """Boxes (x, y, w, h) of the frame worth reading: the whole of a small image, or around spots."""
+    h, w = bgr.shape[:2]
+    if h * w <= REGION_PIXELS:
+        return [(0, 0, w, h)]
+    half = cv2.resize(bgr, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    dark, light = spot_map(half, PIP_KERNEL // 2 | 1)
+    _, mask = cv2.threshold(cv2.max(dark, light), 30, 255, cv2.THRESH_BINARY)
+    # Grow each spot by about a die's side (~60 px full size) so whole dice fall inside a box.
+    mask = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_RECT, (REGION_MARGIN, REGION_MARGIN)))
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    boxes = [tuple(2 * v for v in cv2.boundingRect(c)) for c in contours]
+    if sum(bw * bh for _, _, bw, bh in boxes) > 0.5 * h * w:
+        return [(0, 0, w, h)]
+    return [(x, y, min(bw, w - x), min(bh, h - y)) for x, y, bw, bh in _merged(boxes)]
+
+
+def _merged(boxes: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
+    """Boxes joined where one box around two costs little more than the two (fewer, larger reads)."""
+    boxes = list(boxes)
+    joined = True
+    while joined:
+        joined = False
+        for a in range(len(boxes)):
+            for b in range(a + 1, len(boxes)):
+                (x1, y1, w1, h1), (x2, y2, w2, h2) = boxes[a], boxes[b]
+                x, y = min(x1, x2), min(y1, y2)
+                w, h = max(x1 + w1, x2 + w2) - x, max(y1 + h1, y2 + h2) - y
+                if w * h <= 1.3 * (w1 * h1 + w2 * h2):
+                    boxes[a] = (x, y, w, h)
+                    del boxes[b]
+                    joined = True
+                    break
+            if joined:
+                break
+    return boxes
+
+
+REGION_MARGIN = 41
+
+
+def _moved(face: "_Face", dx: int, dy: int) -> "_Face":
+    """The face with its centre moved from a region's pixels to the frame's."""
+    if dx == 0 and dy == 0:
+        return face
+    return replace(face, centre=(face.centre[0] + dx, face.centre[1] + dy))
 
 
 def _as_bgr(image: np.ndarray) -> np.ndarray | None:
@@ -90,7 +180,7 @@ def _as_bgr(image: np.ndarray) -> np.ndarray | None:
 
 def _find_all_pips(bgr: np.ndarray) -> Pips:
     """Pip candidates of 1.3-15 px radius (dice of about 15-90 px)."""
-    return find_pips(bgr, kernel=PIP_KERNEL, threshold=40.0, min_area=5, max_area=700)
+    return find_pips(bgr, kernel=PIP_KERNEL, threshold=PIP_THRESHOLD, min_area=5, max_area=700)
 
 
 def _faces(bgr: np.ndarray, pips: Pips) -> list[np.ndarray]:
@@ -138,7 +228,7 @@ def _same_face(bgr: np.ndarray, pips: Pips, i: np.ndarray, j: np.ndarray) -> np.
         return np.zeros(0, bool)
     contrast = np.minimum(pips.contrast[i], pips.contrast[j])
     body = (pips.body[i] + pips.body[j]) / 2
-    alike = np.linalg.norm(pips.body[i] - pips.body[j], axis=1) <= 0.4 * contrast
+    alike = np.linalg.norm(pips.body[i] - pips.body[j], axis=1) <= 0.6 * contrast
     a, b = pips.xy[i], pips.xy[j]
     unit = (b - a) / np.linalg.norm(b - a, axis=1)[:, None]
     start = a + unit * (1.5 * pips.radius[i] + 0.5)[:, None]
@@ -147,7 +237,7 @@ def _same_face(bgr: np.ndarray, pips: Pips, i: np.ndarray, j: np.ndarray) -> np.
     worst = np.linalg.norm(values - body[:, None, :], axis=2).max(axis=1)
     # Pips so close that nothing lies between their rims are joined when their bodies agree.
     touching = np.sum((end - start) * unit, axis=1) <= 0
-    return alike & (touching | (worst < np.clip(0.3 * contrast, 20.0, 60.0)))
+    return alike & (touching | (worst < np.clip(0.8 * contrast, 20.0, 200.0)))
 
 
 @dataclass(frozen=True)
@@ -160,6 +250,13 @@ class _Face:
     step: float
     angle: float
     error: float
+    # The face's body colour (BGR, median around its pips) and its pips' mean roundness and radius.
+    body: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    roundness: float = 1.0
+    radius: float = 0.0
+    contrast: float = 0.0
+    # How sure the face scorer is that this is a die's top face (1 when no scorer is used).
+    certainty: float = 1.0
 
     @property
     def size(self) -> float:
@@ -167,41 +264,168 @@ class _Face:
         return 2.0 * HALF_SIDE * self.step
 
 
-def _candidate_faces(bgr: np.ndarray, pips: Pips) -> list[_Face]:
-    """Every face the pip groups hold: fitted layouts of 2-6 pips, and lone pips that look like ones."""
+def _candidate_faces(bgr: np.ndarray, pips: Pips, every_one: bool = False) -> list[_Face]:
+    """Every face the pip groups hold: fitted layouts of 2-6 pips, and lone pips that look like ones
+    (with `every_one`, also pips already in a layout, for the face scorer to choose between)."""
     faces: list[_Face] = []
     lone: list[int] = []
     for group in _faces(bgr, pips):
         fits, left = fit_faces(pips.xy[group], pips.radius[group], pips.roundness[group])
         for fit in fits:
             members = tuple(int(group[m]) for m in fit.members)
-            faces.append(_Face(members, fit.value, fit.centre, fit.step, fit.angle, fit.error))
+            faces.append(_face(pips, members, fit.value, fit.centre, fit.step, fit.angle, fit.error))
         lone.extend(int(group[m]) for m in left)
-    steps = [f.step / float(np.mean(pips.radius[list(f.pips)])) for f in faces]
+    steps = [f.step / f.radius for f in faces]
     # A one's pip is usually bigger than the others; its face is ~2.9 of its radius per grid step.
-    ratio = float(np.median(steps)) * 0.8 if steps else 2.9
-    for k in lone:
-        if _lone_pip_is_die(bgr, pips, k):
-            x, y = pips.xy[k]
-            faces.append(_Face((k,), 1, (float(x), float(y)), float(pips.radius[k]) * ratio, 0.0, 0.2))
+    ratio = _middle(steps) * 0.8 if steps else 2.9
+    lone_ = np.arange(len(pips)) if every_one else np.array(lone, np.intp)
+    for k in lone_[_lone_pips_are_dice(bgr, pips, lone_)].tolist():
+        x, y = pips.xy[k]
+        faces.append(_face(pips, (k,), 1, (float(x), float(y)), float(pips.radius[k]) * ratio, 0.0, 0.2))
     return faces
+
+
+# Points of a face that no pip covers, in grid steps: between the pips and towards the edges.
+_GAPS = np.array([(0.5, 0.5), (0.5, -0.5), (-0.5, 0.5), (-0.5, -0.5), (1.5, 0.5), (1.5, -0.5), (-1.5, 0.5),
+                  (-1.5, -0.5), (0.5, 1.5), (-0.5, 1.5), (0.5, -1.5), (-0.5, -1.5)], np.float32)
+# A one's turn is unknown and its step guessed: stay nearer its centre.
+_GAPS_ONE = np.array([(0.5, 0.5), (0.5, -0.5), (-0.5, 0.5), (-0.5, -0.5), (1.1, 0.0), (-1.1, 0.0), (0.0, 1.1),
+                      (0.0, -1.1), (0.8, 0.8), (-0.8, 0.8), (0.8, -0.8), (-0.8, -0.8)], np.float32)
+# Share of those points that must show the face's body colour (gloss and swirls may cover some).
+PLAIN_SHARE = 0.5
+
+
+def _plain_shares(bgr: np.ndarray, faces: list[_Face]) -> np.ndarray:
+    """For each face, the share of points between and around its pips that show its body colour:
+    high for a die's face; low for a key with a letter, unrelated spots, or a top and a side mixed."""
+    if not faces:
+        return np.zeros(0)
+    turn = np.radians([f.angle for f in faces])
+    e1 = np.stack([np.cos(turn), np.sin(turn)], axis=1)
+    e2 = np.stack([-e1[:, 1], e1[:, 0]], axis=1)
+    gaps = np.stack([_GAPS_ONE if f.value == 1 else _GAPS for f in faces])
+    steps = np.array([f.step for f in faces], np.float32)[:, None, None]
+    centres = np.array([f.centre for f in faces], np.float32)[:, None, :]
+    points = centres + steps * (gaps[..., :1] * e1[:, None, :] + gaps[..., 1:] * e2[:, None, :])
+    bodies = np.array([f.body for f in faces], np.float32)[:, None, :]
+    off = np.linalg.norm(sample(bgr, points) - bodies, axis=2)
+    tolerance = np.clip(0.35 * np.array([f.contrast for f in faces], np.float32), 25.0, 70.0)[:, None]
+    return np.mean(off < tolerance, axis=1)
+
+
+def face_features(bgr: np.ndarray, pips: Pips, faces: list[_Face]) -> np.ndarray:
+    """The numbers the face scorer judges each candidate face by (see vision/dice_scorer.FEATURES)."""
+    n = len(faces)
+    if n == 0:
+        return np.zeros((0, 23))
+    centres = np.array([f.centre for f in faces])
+    sizes = np.array([f.size for f in faces])
+    measured = [f.size for f in faces if f.value > 1] or list(sizes)
+    typical = _middle(measured)
+    radius = np.array([f.radius for f in faces])
+    typical_radius = _middle(list(radius))
+    roundness = np.array([f.roundness for f in faces])
+    bodies = np.array([f.body for f in faces])
+    # Brightness is left out on purpose: a gray die beside a white one must not look like a side face.
+    saturation = (bodies.max(axis=1) - bodies.min(axis=1)) / np.maximum(bodies.max(axis=1), 1.0)
+    distance = np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1))
+    np.fill_diagonal(distance, np.inf)
+    near = distance < 1.4 * typical
+    neighbour_round = np.where(near, roundness[None, :], -1.0).max(axis=1)
+    neighbour_radius = np.where(near, radius[None, :], 0.0).max(axis=1)
+    rows = []
+    for k, f in enumerate(faces):
+        members = list(f.pips)
+        onehot = [1.0 if f.value == v else 0.0 for v in range(1, 7)]
+        rows.append(onehot + [
+            f.error / TOLERANCE, f.roundness, float(pips.roundness[members].min()), f.radius / typical_radius,
+            f.size / typical, f.contrast / 255.0, 0.0, saturation[k],
+            roundness[k] - neighbour_round[k] if neighbour_round[k] >= 0 else 0.0,
+            float(np.sum(distance[k] < 0.85 * typical)), float(pips.polarity[members[0]] == 0),
+            f.step / max(f.radius, 0.5), float(pips.spread[members].mean()),
+            min(3.0, float(distance[k].min()) / typical) if n > 1 else 3.0,
+            float(_stray_pips(pips, f)), f.radius / neighbour_radius[k] if neighbour_radius[k] > 0 else 1.0,
+            float(_partners(pips, f)),
+        ])
+    features = np.array(rows)
+    features[:, 12] = _plain_shares(bgr, faces)
+    return features
+
+
+def _stray_pips(pips: Pips, face: _Face) -> int:
+    """Pips of the face's kind inside its square that are not its own (a sign it was misread)."""
+    turn = np.radians(face.angle)
+    e1 = np.array([np.cos(turn), np.sin(turn)])
+    e2 = np.array([-e1[1], e1[0]])
+    rel = pips.xy - np.array(face.centre)
+    q = np.abs(np.stack([rel @ e1, rel @ e2], axis=1)) / face.step
+    inside = (q.max(axis=1) < HALF_SIDE * 0.9) & (pips.polarity == pips.polarity[face.pips[0]])
+    inside[list(face.pips)] = False
+    return int(inside.sum())
+
+
+def _partners(pips: Pips, face: _Face) -> int:
+    """Pips like the face's own (polarity, size) within three grid steps that are not its own."""
+    members = list(face.pips)
+    r = float(np.mean(pips.radius[members]))
+    near = np.hypot(pips.xy[:, 0] - face.centre[0], pips.xy[:, 1] - face.centre[1]) < 3.0 * face.step
+    alike = (pips.polarity == pips.polarity[members[0]]) & (pips.radius > r / 1.45) & (pips.radius < r * 1.45)
+    near &= alike
+    near[members] = False
+    return int(near.sum())
+
+
+def _chosen_faces(faces: list[_Face], probability: np.ndarray) -> list[_Face]:
+    """The likely top faces, best first, each dropping the candidates it overlaps or shares pips with."""
+    measured = [f.size for f in faces if f.value > 1] or [f.size for f in faces]
+    typical = _middle(measured) if measured else 0.0
+    kept: list[_Face] = []
+    for k in np.argsort(-probability).tolist():
+        face = faces[k]
+        if probability[k] < _SCORER.threshold:
+            break
+        clash = any(set(face.pips) & set(other.pips) or
+                    np.hypot(face.centre[0] - other.centre[0], face.centre[1] - other.centre[1]) < 0.85 * typical
+                    for other in kept)
+        if not clash:
+            kept.append(replace(face, certainty=float(probability[k])))
+    return kept
+
+
+def _middle(values: list[float]) -> float:
+    """The median of a short list (numpy's median costs ~50 us a call)."""
+    ordered = sorted(values)
+    n = len(ordered)
+    return 0.5 * (ordered[(n - 1) // 2] + ordered[n // 2])
+
+
+def _face(pips: Pips, members: tuple[int, ...], value: int, centre: tuple[float, float], step: float,
+          angle: float, error: float) -> _Face:
+    """A face with the colour and shape of its pips filled in."""
+    index = list(members)
+    body = np.sort(pips.body[index], axis=0)[len(index) // 2]
+    return _Face(members, value, centre, step, angle, error, tuple(float(v) for v in body),
+                 float(np.mean(pips.roundness[index])), float(np.mean(pips.radius[index])),
+                 float(np.min(pips.contrast[index])))
 
 
 def _frontal_faces(pips: Pips, faces: list[_Face]) -> list[_Face]:
     """Drop faces that are side faces of a die next to them (seen at an angle), or that overlap one."""
     # Sizes measured from several pips are better than a one's (guessed from its pip).
     measured = [f.size for f in faces if f.value > 1] or [f.size for f in faces]
-    typical = float(np.median(measured)) if measured else 0.0
-    # Side faces are foreshortened: their pips are flatter (and smaller) than the top face's.
-    round_ = [float(np.mean(pips.roundness[list(f.pips)])) for f in faces]
-    # Under light from above the top face is also the brightest face of a die.
-    luma = [float(np.mean(pips.body[list(f.pips)] @ _LUMA)) / 255.0 for f in faces]
-    # The roundness of small pips is noise, so brightness decides more between faces of small pips.
-    radius = [float(np.mean(pips.radius[list(f.pips)])) for f in faces]
-    order = sorted(range(len(faces)), key=lambda k: -(round_[k] + luma[k] * float(np.clip((4.5 - radius[k]) / 3.0, 0.0, 0.5))))
+    typical = _middle(measured) if measured else 0.0
+    # Side faces are foreshortened: their pips are flatter than the top face's. Under light from
+    # above the top face is also the brightest; the roundness of small pips is noise, so
+    # brightness decides more between faces of small pips.
+    def frontal(f: _Face) -> float:
+        """How much a face looks like a top face seen from above."""
+        luma = float(np.dot(f.body, _LUMA)) / 255.0
+        return f.roundness + luma * float(np.clip((4.5 - f.radius) / 3.0, 0.0, 0.5))
+
+    order = sorted(range(len(faces)), key=lambda k: -frontal(faces[k]))
     kept: list[int] = []
     for k in order:
-        if all(not _side_of(faces[k], round_[k], faces[m], round_[m], typical) for m in kept):
+        if all(not _side_of(faces[k], faces[m], typical) for m in kept):
             kept.append(k)
     return [faces[k] for k in sorted(kept)]
 
@@ -209,44 +433,41 @@ def _frontal_faces(pips: Pips, faces: list[_Face]) -> list[_Face]:
 _LUMA = np.array([0.114, 0.587, 0.299], np.float32)
 
 
-def _side_of(face: _Face, roundness: float, top: _Face, top_roundness: float, typical: float) -> bool:
-    """True when `face` cannot be a die's top face next to the (rounder) face `top`."""
+def _side_of(face: _Face, top: _Face, typical: float) -> bool:
+    """True when `face` cannot be a die's top face next to the (more frontal) face `top`."""
     reach = typical or max(face.size, top.size)
     wide = max(reach, face.size, top.size)
     distance = float(np.hypot(face.centre[0] - top.centre[0], face.centre[1] - top.centre[1]))
     # Top faces of two dice lie a die's side apart at least; a side face is nearer, and flatter.
-    return distance < 0.85 * reach or (distance < 1.4 * wide and roundness < top_roundness - 0.15)
+    return distance < 0.85 * reach or (distance < 1.4 * wide and face.roundness < top.roundness - 0.15)
 
 
-def _lone_pip_is_die(bgr: np.ndarray, pips: Pips, k: int) -> bool:
-    """True when a pip with no partner sits in the middle of a plain face (a one), not on clutter."""
-    if pips.roundness[k] < 0.6:
-        return False
-    r = pips.radius[k]
-    tolerance = float(np.clip(0.3 * pips.contrast[k], 20.0, 60.0))
-    inner = sample(bgr, pips.xy[k] + _RING16 * (2.5 * r + 1.5))
-    if float(np.percentile(np.linalg.norm(inner - pips.body[k], axis=1), 85)) >= tolerance:
-        return False
+def _lone_pips_are_dice(bgr: np.ndarray, pips: Pips, ks: np.ndarray) -> np.ndarray:
+    """For each pip with no partner: True when it sits in the middle of a plain face (a one)."""
+    if len(ks) == 0:
+        return np.zeros(0, bool)
+    xy, r, body = pips.xy[ks], pips.radius[ks], pips.body[ks]
+    tolerance = np.clip(0.3 * pips.contrast[ks], 20.0, 60.0)
+    inner = sample(bgr, xy[:, None, :] + _RING16[None] * (2.5 * r + 1.5)[:, None, None])
+    # 85th percentile of 16 samples: the 14th smallest.
+    plain = np.sort(np.linalg.norm(inner - body[:, None, :], axis=2), axis=1)[:, 13] < tolerance
     # A one's face ends about 5 pip radii out; a dot on a wide plain surface is no die.
-    outer = sample(bgr, np.concatenate([pips.xy[k] + _RING16 * (f * r + 2.0) for f in (6.0, 7.5)]))
-    return float(np.mean(np.linalg.norm(outer - pips.body[k], axis=1) > EDGE_STEP)) > 0.25
+    rings = np.concatenate([_RING16[None] * (f * r + 2.0)[:, None, None] for f in (6.0, 7.5)], axis=1)
+    outer = sample(bgr, xy[:, None, :] + rings)
+    edged = np.mean(np.linalg.norm(outer - body[:, None, :], axis=2) > EDGE_STEP, axis=1) > 0.25
+    return (pips.roundness[ks] >= 0.6) & plain & edged
 
 
 _RING16 = np.array([[np.cos(a), np.sin(a)] for a in np.linspace(0, 2 * np.pi, 16, endpoint=False)], np.float32)
 
 
-def _reading(bgr: np.ndarray, pips: Pips, face: _Face, profile: ColourProfile,
-             field: np.ndarray | None) -> DieReading:
-    """The die reading of one face: colour from the body around its pips, confidence from the fit."""
-    members = list(face.pips)
-    body = np.median(pips.body[members], axis=0)
-    table = _table_at(field, bgr.shape, face.centre) if field is not None else None
-    colour_name, colour_conf = profile.classify(body, table)
+def _reading(face: _Face, colour: str, colour_confidence: float) -> DieReading:
+    """The die reading of one face; confidence from the layout fit and from the colour's."""
     fit = 1.0 - min(1.0, face.error / TOLERANCE)
-    confidence = (0.5 + 0.5 * fit) * (0.6 + 0.4 * colour_conf)
+    confidence = face.certainty * (0.5 + 0.5 * fit) * (0.6 + 0.4 * colour_confidence)
     return DieReading(
         x=face.centre[0], y=face.centre[1], size=face.size, angle=face.angle,
-        colour=colour_name, value=face.value, confidence=float(np.clip(confidence, 0.0, 1.0)),
+        colour=colour, value=face.value, confidence=float(np.clip(confidence, 0.0, 1.0)),
     )
 
 
@@ -259,18 +480,27 @@ def die_colours(image: np.ndarray, die: DieReading) -> tuple[np.ndarray, np.ndar
     # Between the edge pips and the face's edge (pips sit ~0.26 of the side from the centre).
     spokes = np.stack([np.cos(turn), np.sin(turn)], axis=1) * (0.43 * die.size)
     body = np.median(sample(bgr, np.array([die.x, die.y], np.float32) + spokes), axis=0)
-    return body, _table_at(table_field(bgr), bgr.shape, (die.x, die.y))
+    return body, _table_at(table_field(bgr, [((die.x, die.y), die.size)]), bgr.shape, (die.x, die.y))
 
 
-# The table field is the frame shrunk this many times, then median-filtered (dice vanish in it).
-FIELD_SHRINK = 16
+# The table field is worked out on the frame shrunk this many times.
+FIELD_SHRINK = 4
 
 
-def table_field(bgr: np.ndarray) -> np.ndarray:
-    """The table's colour over the frame, without the dice: a coarse median image of the light."""
+def table_field(bgr: np.ndarray, dice: list[tuple[tuple[float, float], float]]) -> np.ndarray:
+    """The table's colour around each point, from the table alone: the mean over ~3 die sides of
+    the pixels that are no die (nor its shadow), so a die is compared with the light beside it."""
     h, w = bgr.shape[:2]
-    small = cv2.resize(bgr, (max(1, w // FIELD_SHRINK), max(1, h // FIELD_SHRINK)), interpolation=cv2.INTER_AREA)
-    return cv2.medianBlur(small, 5) if min(small.shape[:2]) >= 5 else small
+    size = (max(1, w // FIELD_SHRINK), max(1, h // FIELD_SHRINK))
+    small = cv2.resize(bgr, size, interpolation=cv2.INTER_AREA).astype(np.float32)
+    free = np.ones(small.shape[:2], np.float32)
+    sides = [side for _, side in dice] or [40.0]
+    for (x, y), side in dice:
+        cv2.circle(free, (int(x / FIELD_SHRINK), int(y / FIELD_SHRINK)), int(1.1 * side / FIELD_SHRINK) + 1, 0.0, -1)
+    window = int(3.0 * float(np.median(sides)) / FIELD_SHRINK) | 1
+    total = cv2.boxFilter(small * free[..., None], -1, (window, window), normalize=False)
+    weight = cv2.boxFilter(free, -1, (window, window), normalize=False)
+    return total / np.maximum(weight, 1e-3)[..., None]
 
 
 def _table_at(field: np.ndarray, shape: tuple[int, ...], centre: tuple[float, float]) -> np.ndarray:

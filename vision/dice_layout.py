@@ -26,9 +26,9 @@ _LAYOUTS: dict[frozenset, int] = {
 # pip may sit (perspective, pip-finding noise) as a fraction of the step.
 HALF_SIDE = 1.9
 INSIDE = 1.6
-TOLERANCE = 0.38
+TOLERANCE = 0.45
 # Step / pip radius of real dice: about 2.5 (big pips) to 4.5 (small pips).
-STEP_PER_RADIUS = (1.3, 5.5)
+STEP_PER_RADIUS = (1.0, 5.5)
 # Largest size ratio of two pips of one face (blob sizes of small pips are noisy).
 SIZE_RATIO = 1.45
 
@@ -65,45 +65,70 @@ def fit_faces(xy: np.ndarray, radius: np.ndarray, weight: np.ndarray | None = No
 
 def _best_face(xy: np.ndarray, radius: np.ndarray, weight: np.ndarray) -> FaceFit | None:
     """The face hypothesis that explains the most pip weight, all pips on grid points, or None."""
-    n = len(xy)
-    i, j = np.triu_indices(n, 1)
+    i, j = _pairs(len(xy))
     diag = xy[j] - xy[i]
-    length = np.linalg.norm(diag, axis=1)
-    step = length / (2.0 * np.sqrt(2.0))
-    rmean = (radius[i] + radius[j]) / 2.0
+    length = np.hypot(diag[:, 0], diag[:, 1])
+    step = length * (0.5 / np.sqrt(2.0))
+    rmean = (radius[i] + radius[j]) * 0.5
     # Pips of one face are alike in size (a one's big pip never pairs with the small pips of a side).
-    alike = np.maximum(radius[i], radius[j]) < SIZE_RATIO * np.minimum(radius[i], radius[j])
-    plausible = (step > STEP_PER_RADIUS[0] * rmean) & (step < STEP_PER_RADIUS[1] * rmean) & alike
-    if not plausible.any():
+    rr = radius[i] / radius[j]
+    plausible = ((step > STEP_PER_RADIUS[0] * rmean) & (step < STEP_PER_RADIUS[1] * rmean)
+                 & (rr < SIZE_RATIO) & (rr > 1.0 / SIZE_RATIO))
+    keep = np.flatnonzero(plausible)
+    if keep.size == 0:
         return None
-    i, j, diag, step, rmean, length = i[plausible], j[plausible], diag[plausible], step[plausible], rmean[plausible], length[plausible]
-    centre = (xy[i] + xy[j]) / 2.0
-    unit = diag / length[:, None]
-    # The grid axes are the diagonal turned by -45 and +45 degrees.
-    c = np.cos(np.pi / 4)
-    e1 = np.stack([c * (unit[:, 0] + unit[:, 1]), c * (unit[:, 1] - unit[:, 0])], axis=1)
-    e2 = np.stack([c * (unit[:, 0] - unit[:, 1]), c * (unit[:, 0] + unit[:, 1])], axis=1)
-    rel = xy[None, :, :] - centre[:, None, :]
-    q = np.stack([np.einsum("pnk,pk->pn", rel, e1), np.einsum("pnk,pk->pn", rel, e2)], axis=2) / step[:, None, None]
-    inside = np.max(np.abs(q), axis=2) < INSIDE
-    size_ok = (radius[None, :] > rmean[:, None] / SIZE_RATIO) & (radius[None, :] < SIZE_RATIO * rmean[:, None])
-    member = inside & size_ok
+    i, j, diag, step, rmean, length = i[keep], j[keep], diag[keep], step[keep], rmean[keep], length[keep]
+    centre = (xy[i] + xy[j]) * 0.5
+    c = np.cos(np.pi / 4) / length
+    # The grid axes are the diagonal turned by -45 and +45 degrees, as columns of one matrix each.
+    axes = np.empty((len(keep), 2, 2))
+    axes[:, 0, 0] = c * (diag[:, 0] + diag[:, 1])
+    axes[:, 1, 0] = c * (diag[:, 1] - diag[:, 0])
+    axes[:, 0, 1] = c * (diag[:, 0] - diag[:, 1])
+    axes[:, 1, 1] = c * (diag[:, 0] + diag[:, 1])
+    q = np.matmul(xy[None, :, :] - centre[:, None, :], axes) / step[:, None, None]
+    ratio = radius[None, :] / rmean[:, None]
+    member = (np.abs(q).max(axis=2) < INSIDE) & (ratio > 1.0 / SIZE_RATIO) & (ratio < SIZE_RATIO)
     grid = np.clip(np.rint(q), -1, 1)
     error = np.where(member, np.abs(q - grid).max(axis=2), 0.0)
     good = error.max(axis=1) <= TOLERANCE
-    best: FaceFit | None = None
-    best_key = (0.0, 0.0)
-    for p in np.nonzero(good)[0]:
-        members = np.nonzero(member[p])[0]
-        points = [(int(g[0]), int(g[1])) for g in grid[p, members]]
-        value = _LAYOUTS.get(frozenset(points)) if len(set(points)) == len(points) else None
-        if value is None:
-            continue
-        err = float(error[p, members].mean())
-        key = (round(float(weight[members].sum()), 3), -err)
-        if best is None or key > best_key:
-            best_key = key
-            angle = float(np.degrees(np.arctan2(e1[p, 1], e1[p, 0])) % 90.0)
-            best = FaceFit(tuple(int(m) for m in members), value, (float(centre[p, 0]), float(centre[p, 1])),
-                           float(step[p]), angle, err)
-    return best
+    e1 = axes[:, :, 0]
+    # Each pip's grid point as a bit (0-8); a hypothesis' bits name its layout in one lookup.
+    codes = ((grid[..., 0] + 1) * 3 + (grid[..., 1] + 1)).astype(np.int64)
+    bits = np.where(member, np.left_shift(1, codes), 0)
+    mask = np.bitwise_or.reduce(bits, axis=1)
+    count = member.sum(axis=1)
+    value = _VALUE_OF_MASK[mask]
+    ok = good & (value > 0) & (_POPCOUNT[mask] == count)
+    if not ok.any():
+        return None
+    score = np.where(ok, np.round((weight[None, :] * member).sum(axis=1), 3), -1.0)
+    mean_error = error.sum(axis=1) / np.maximum(count, 1)
+    top = np.nonzero(score == score.max())[0]
+    p = int(top[np.argmin(mean_error[top])])
+    members = np.nonzero(member[p])[0]
+    angle = float(np.degrees(np.arctan2(e1[p, 1], e1[p, 0])) % 90.0)
+    return FaceFit(tuple(int(m) for m in members), int(value[p]), (float(centre[p, 0]), float(centre[p, 1])),
+                   float(step[p]), angle, float(mean_error[p]))
+
+
+_PAIR_CACHE: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """All index pairs (i < j) of n pips (cached)."""
+    if n not in _PAIR_CACHE:
+        _PAIR_CACHE[n] = np.triu_indices(n, 1)
+    return _PAIR_CACHE[n]
+
+
+def _mask_table() -> np.ndarray:
+    """Value of each set of grid points (as a 9-bit mask), 0 for sets that are no face."""
+    table = np.zeros(512, np.int64)
+    for points, value in _LAYOUTS.items():
+        table[sum(1 << ((gx + 1) * 3 + (gy + 1)) for gx, gy in points)] = value
+    return table
+
+
+_VALUE_OF_MASK = _mask_table()
+_POPCOUNT = np.array([bin(m).count("1") for m in range(512)], np.int64)

@@ -65,20 +65,22 @@ def _shapes(mask: np.ndarray, min_area: int, max_area: int) -> tuple[np.ndarray,
     xy, area, roundness = [], [], []
     for contour in contours:
         n = len(contour)
+        if n < 4:
+            continue
         x, y, w, h = cv2.boundingRect(contour)
-        if n < 4 or min(w, h) < 0.33 * max(w, h):
+        if min(w, h) < 0.33 * max(w, h):
             continue
         m = cv2.moments(contour)
         # The outline runs through the border pixels' centres: add half the border back.
         pixels = m["m00"] + n / 2.0 + 1.0
-        if not min_area <= pixels <= max_area or pixels < 0.45 * w * h or m["m00"] <= 0:
+        if m["m00"] <= 0 or not min_area <= pixels <= max_area or pixels < 0.45 * w * h:
             continue
         # The half-pixel border left out of the outline widens both axes a little.
         a, b, c = m["mu20"] / m["m00"] + 0.3, m["mu02"] / m["m00"] + 0.3, m["mu11"] / m["m00"]
-        spread = np.sqrt(((a - b) / 2) ** 2 + c * c)
+        spread = ((a - b) * (a - b) / 4 + c * c) ** 0.5
         xy.append((m["m10"] / m["m00"], m["m01"] / m["m00"]))
         area.append(pixels)
-        roundness.append(np.sqrt(max((a + b) / 2 - spread, 0.0) / max((a + b) / 2 + spread, 1e-9)))
+        roundness.append((max((a + b) / 2 - spread, 0.0) / max((a + b) / 2 + spread, 1e-9)) ** 0.5)
     return (np.array(xy, np.float32).reshape(-1, 2), np.array(area, np.float32),
             np.array(roundness, np.float32))
 
@@ -104,10 +106,11 @@ def _blobs(bgr: np.ndarray, strength: np.ndarray, polarity: int, threshold: floa
     radius = np.sqrt(area / np.pi)
     centre = sample(bgr, xy)
     ring = sample(bgr, xy[:, None, :] + _RING[None, :, :] * (1.5 * radius[:, None, None] + 1.0))
-    body = np.median(ring, axis=1)
+    # Median and 45th percentile of the 16 ring samples, by sorting (numpy's are slow per call).
+    body = np.sort(ring, axis=1)[:, 7:9].mean(axis=1)
     contrast = np.linalg.norm(centre - body, axis=1)
     ring_dist = np.linalg.norm(ring - body[:, None, :], axis=2)
-    spread = np.percentile(ring_dist, 45, axis=1) / np.maximum(contrast, 1.0)
+    spread = np.sort(ring_dist, axis=1)[:, 7] / np.maximum(contrast, 1.0)
     good = (contrast > threshold) & (spread < 0.5)
     n = int(good.sum())
     return Pips(

@@ -232,17 +232,23 @@ class Settler:
 
     # ------------------------------------------------------------ voting
 
-    def _decide(self, track: _Track) -> tuple[tuple[int, str], float]:
-        """The reported (value, colour) with hysteresis, and its vote share x mean confidence."""
+    def _decide(self, track: _Track) -> tuple[tuple[int, str], float] | None:
+        """The reported (value, colour) with hysteresis and its vote share x mean confidence, or None
+        while a die's first value is still undecided."""
         weights: Counter = Counter()
         for value, colour, confidence in track.votes:
             weights[(value, colour)] += max(confidence, 1e-3)
         total = sum(weights.values())
         leader, lead_weight = max(weights.items(), key=lambda item: (item[1], -item[0][0], item[0][1]))
+        clear = lead_weight >= self.switch_share * total
         current = track.reported
-        if current is None or current not in weights:
-            chosen = leader
-        elif leader != current and lead_weight >= self.switch_share * total:
+        if current is None and not clear and len(track.votes) < self.window:
+            # A first value is reported only with a clear majority (or once the window is full), so
+            # that an early misread does not show and then flip: that would be a flicker.
+            return None
+        # A reported value that lost all its votes stays until another has a clear majority; its
+        # confidence then falls to 0, so the phones show it as unsure rather than flipping.
+        if current is None or (leader != current and clear):
             chosen = leader
         else:
             chosen = current
@@ -261,7 +267,11 @@ class Settler:
                 continue
             if not steady:
                 continue  # seen in fewer than 3 frames of 5: a reader's now-and-then, not a die
-            (value, colour), confidence = self._decide(track)
+            decision = self._decide(track)
+            if decision is None:
+                unsettled += 1
+                continue
+            (value, colour), confidence = decision
             settled.append(SettledDie(
                 x=round(track.x, 1), y=round(track.y, 1), size=round(track.size, 1), value=value,
                 colour=colour, confidence=confidence, frames=len(track.votes),

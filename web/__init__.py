@@ -14,7 +14,7 @@ from flask import Flask
 
 from companion.session import Session
 from companion.store import EventStore
-from web import api, catalogue_api, errors, history, pages, stream
+from web import api, camera_api, catalogue_api, errors, history, pages, stream
 from web.broker import Broker
 from web.context import PinGuard, Table
 
@@ -34,6 +34,7 @@ def create_app(session: Session | None = None, test_config: dict[str, Any] | Non
         TABLE_URL="",  # the address phones open (for the QR code); empty: the request's own
         DATABASE=":memory:",
         CATALOGUE_PATH=None,
+        DATA_DIR=None,  # the data folder (stills of accepted claims are kept there)
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
         JSON_SORT_KEYS=False,
     )
@@ -47,7 +48,7 @@ def create_app(session: Session | None = None, test_config: dict[str, Any] | Non
     unsubscribe = session.subscribe(lambda snapshot: broker.publish(json.dumps(snapshot), snapshot.get("version")))
     app.extensions["table"] = Table(session=session, broker=broker, pins=PinGuard(str(app.config["PIN"])),
                                     unsubscribe=unsubscribe)
-    for blueprint in (api.bp, stream.bp, history.bp, catalogue_api.bp, pages.bp):
+    for blueprint in (api.bp, stream.bp, history.bp, catalogue_api.bp, camera_api.bp, pages.bp):
         app.register_blueprint(blueprint)
     errors.register(app)
 

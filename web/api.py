@@ -43,7 +43,7 @@ def start() -> Any:
     if game != "rescue_animals":
         raise ApiError(400, f"the companion plays rescue_animals for now, not {game[:40]!r}.")
     if leader is not None and not 0 <= leader < len(players):
-        raise ApiError(400, f"the Leader is one of seats 0 to {len(players) - 1}, not {leader}.")
+        raise ApiError(400, f"the Leader is one of seats 1 to {len(players)} (index 0 to {len(players) - 1}), not index {leader}.")
     return jsonify(table().session.start(players, leader=leader, demo=demo, seed=seed))
 
 
@@ -77,9 +77,25 @@ def _roll(body: dict[str, Any]) -> Any:
 
 
 def _roll_random(body: dict[str, Any]) -> Any:
-    """Roll one seat's dice at random, keeping the ones worth setting aside (demo)."""
+    """Roll one seat's dice at random, keeping the ones worth setting aside (demo).
+
+    On the simulated table the simulated seat throws its dice; they reach the game through the camera.
+    """
     seat = seat_field(body)
+    camera = table().camera
+    if camera is not None and camera.roll_for_me(seat):
+        return jsonify({**table().session.snapshot(), "note": "the dice are thrown: the camera reads them when they stop."})
     return jsonify(table().session.roll_random(seat, source="demo"))
+
+
+def _correct(body: dict[str, Any]) -> Any:
+    """The host corrects a seat's dice as read (needs the PIN); logged as a roll with source "correction"."""
+    require_pin(body)
+    seat = seat_field(body)
+    dice = field(body, "dice", list)
+    if not 1 <= len(dice) <= MAX_DICE:
+        raise ApiError(400, f"a seat has 1 to {MAX_DICE} dice, not {len(dice)}.")
+    return jsonify(table().session.roll(seat, dice, source="correction"))
 
 
 def _choose(body: dict[str, Any]) -> Any:
@@ -98,7 +114,8 @@ def _reveal(body: dict[str, Any]) -> Any:
     return jsonify(table().session.reveal(cards, source="host"))
 
 
-ACTIONS = {"press": _press, "roll": _roll, "roll_random": _roll_random, "choose": _choose, "reveal": _reveal}
+ACTIONS = {"press": _press, "roll": _roll, "roll_random": _roll_random, "choose": _choose, "reveal": _reveal,
+           "correct": _correct}
 
 
 @bp.post("/undo")
@@ -106,3 +123,23 @@ def undo() -> Any:
     """Cancel the last thing a person did (needs the PIN)."""
     require_pin(json_body())
     return jsonify(table().session.undo(source="host"))
+
+
+@bp.get("/sound")
+def sound() -> Any:
+    """Whether the table has a buzzer board, and whether it is muted."""
+    board = table().board
+    return jsonify(board=board is not None, muted=bool(getattr(board, "muted", False)))
+
+
+@bp.post("/sound")
+def set_sound() -> Any:
+    """Mute or unmute the "Ready, Set, Go!" buzzer (needs the PIN)."""
+    body = json_body()
+    require_pin(body)
+    muted = field(body, "muted", bool)
+    board = table().board
+    if board is None:
+        raise ApiError(409, "this table has no buttons or buzzer attached, so there is nothing to mute.")
+    board.muted = muted
+    return jsonify(board=True, muted=muted)

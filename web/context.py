@@ -53,6 +53,10 @@ class Table:
     # How a phone's "Rescuing!" reaches the session: session.press by default; the composition
     # root may route it through the seat's (mock) button instead, so both take one path.
     press: Callable[[int], Any] | None = None
+    # The seats' board (buttons, LEDs, buzzer) when one is attached: anything with a `muted` attribute.
+    board: Any = None
+    # The camera (web/camera.py's TableCamera) when one is attached; None: the phones enter the dice.
+    camera: Any = None
 
     def press_from_phone(self, seat: int) -> Any:
         """Press `seat`'s button from a phone; returns the session's PressOutcome."""

@@ -42,13 +42,13 @@ def field(body: dict[str, Any], name: str, kind: type, *, required: bool = True,
 
 
 def seat_field(body: dict[str, Any]) -> int:
-    """The "seat" field: a seat number that exists at this table (counting from 0)."""
+    """The "seat" field: the index of a seat at this table (counting from 0; people see seat index + 1)."""
     seat = field(body, "seat", int)
     count = len(table().session.snapshot().get("seats", []))
     if count == 0:
         raise ApiError(409, "no game is being played: start one on the setup page.")
     if not 0 <= seat < count:
-        raise ApiError(400, f"there is no seat {seat} at this table; seats are 0 to {count - 1}.")
+        raise ApiError(400, f"there is no seat index {seat} at this table; the seats are 1 to {count} (index 0 to {count - 1}).")
     return seat
 
 

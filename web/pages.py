@@ -63,9 +63,43 @@ def scoreboard() -> Any:
 @bp.get("/history")
 def history() -> Any:
     """Games played at this table, newest first."""
-    games = [{**record.summary(), "when": time.strftime("%Y-%m-%d %H:%M", time.localtime(record.started))}
-             for record in table().session.store.history()]
+    store = table().session.store
+    games = [{**record.summary(), "when": time.strftime("%Y-%m-%d %H:%M", time.localtime(record.started)),
+              "stills": _stills(store, record)} for record in store.history()]
     return render_template("history.html", page="history", games=games)
+
+
+def _stills(store: Any, record: Any) -> list[dict[str, Any]]:
+    """The pictures kept with a game's accepted claims: event number, who claimed, the file name."""
+    stills = store.stills(record.id)
+    if not stills:
+        return []
+    players = record.setup.get("players", [])
+    shown = []
+    for event in store.events(record.id):
+        if event.seq in stills:
+            seat = event.action.get("seat")
+            who = players[seat] if isinstance(seat, int) and 0 <= seat < len(players) else "?"
+            shown.append({"seq": event.seq, "who": who, "card": event.action.get("card"), "file": stills[event.seq]})
+    return shown
+
+
+@bp.get("/camera")
+def camera() -> Any:
+    """The camera's live view with the readings drawn over it; each seat's dice as read; corrections."""
+    return render_template("camera.html", page="camera")
+
+
+@bp.get("/calibrate")
+def calibrate() -> Any:
+    """The guided calibration: show the mat, press Calibrate, see what was found and what to fix."""
+    return render_template("calibrate.html", page="calibrate")
+
+
+@bp.get("/teach")
+def teach() -> Any:
+    """Teach a card: look at the display area, confirm or enter an unknown card's data."""
+    return render_template("teach.html", page="teach")
 
 
 @bp.get("/catalogue")

@@ -92,9 +92,16 @@ def grab_frame(source: str | None, image: str | None, settings_path: str | None 
         if picture is None:
             raise CompanionError(f"{image} is not a picture that can be read (missing, or not PNG/JPEG).")
         return picture
-    from vision.sources import open_source
+    from vision.sources import open_source, parse_spec
 
     spec = source or load_settings(settings_path).camera.source
+    if spec.split("?")[0] == "sim":  # the simulated camera looks at the simulated printed mat
+        from calibration.demo import mat_table
+
+        options = parse_spec(spec).options
+        table, _view = mat_table(seats=5, size=tuple(options["size"]), seed=options["seed"],
+                                 lighting=options["lighting"])
+        return table.next_frame()[0]
     frame = None
     with open_source(spec) as camera:
         for index, frame in enumerate(camera.frames()):

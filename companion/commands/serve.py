@@ -34,6 +34,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--port", type=int, help="the port to serve on (default: settings, 8000)")
     parser.add_argument("--host", help="the address to listen on (default: settings, 0.0.0.0 = every network)")
     parser.add_argument("--data-dir", help="the folder for the game log, catalogue and PIN (default: settings)")
+    parser.add_argument("--source", help="the camera: picamera2, usb:N, video:PATH, folder:PATH, sim, auto "
+                        "(picamera2, else usb:0, else the simulator), or none (the phones enter the dice); "
+                        "default: settings, auto")
     parser.set_defaults(run=run)
 
 
@@ -63,6 +66,8 @@ def _settings(args: argparse.Namespace) -> Settings:
     if args.host is not None:
         server = dataclasses.replace(server, host=args.host)
     settings = dataclasses.replace(settings, server=server)
+    if args.source is not None:
+        settings = dataclasses.replace(settings, camera=dataclasses.replace(settings.camera, source=args.source))
     if args.data_dir is not None:
         settings = dataclasses.replace(settings, data_dir=args.data_dir)
     return settings
@@ -77,9 +82,16 @@ class TableServer:
     app: Any
     pin: str
     url: str
+    board: Any = None
+    camera: Any = None
 
     def close(self) -> None:
-        """Stop the timers, end the phones' streams, close the store (twice is harmless)."""
+        """Stop the camera, close the seats' devices, stop the timers, end the phones' streams, close the store
+        (twice is harmless)."""
+        if self.camera is not None:
+            self.camera.close()
+        if self.board is not None:
+            self.board.close()
         self.app.extensions["table"].broker.close()
         self.session.close()
         self.store.close()
@@ -98,19 +110,110 @@ def open_table(settings: Settings) -> TableServer:
     session = Session(store, settings, catalogue_path=data / CATALOGUE_FILE)
     pin = table_pin(settings, data)
     url = f"http://{lan_address()}:{settings.server.port}/"
-    app = create_app(session, {"PIN": pin, "TABLE_URL": url})
-    # ---- HARDWARE AND CAMERA ATTACH HERE --------------------------------------------------
-    # The seats' buttons and LEDs (package `hardware`) and the camera's live loop
-    # (`companion/live.py`) are wired here, against this same session:
-    #   buttons:  session.press(seat, t_ms, source="button")   (hardware.link.attach does this)
-    #   LEDs:     session.subscribe(callback) -> unsubscribe    (called after the event is stored)
-    #   camera:   session.roll(seat, dice, source="camera")     (companion.live.LiveTable)
-    #   phones' presses through the seat's mock pin in the demo:
-    #             app.extensions["table"].press = lambda seat: press_from_phone(board, session, seat)
-    # Close them in TableServer.close(). Without a camera or GPIO nothing is attached and the
-    # phones do both (the demo table).
-    # ---------------------------------------------------------------------------------------
-    return TableServer(store, session, app, pin, url)
+    app = create_app(session, {"PIN": pin, "TABLE_URL": url, "DATA_DIR": str(data)})
+    from hardware import attach, press_from_phone  # buttons, LEDs, buzzer: GPIO on a Pi, else the demo's mock pins
+
+    board = attach(session, settings)  # never raises; logs what to fix and falls back
+    table = app.extensions["table"]
+    if board is not None:
+        table.press = lambda seat: press_from_phone(board, session, seat)
+        table.board = board  # the host page's mute switch sets board.muted
+    table.camera = attach_camera(session, settings, data)  # never raises; None: the phones enter the dice
+    return TableServer(store, session, app, pin, url, board, table.camera)
+
+
+# ---- the camera ------------------------------------------------------------------------------
+
+# The simulated table serve plays on when there is no camera: the printed mat with five seats, each
+# with four white dice and a black one; smaller frames than a Pi camera's so that a laptop keeps up.
+SIM_SEATS = 5
+SIM_SIZE = (1280, 720)
+SIM_FPS = 10.0
+FIRST_FRAME_S = 8.0  # how long serve waits for a real camera's first picture (to check the calibration)
+
+
+def attach_camera(session: Session, settings: Settings, data: Path) -> Any:
+    """Open the camera of settings.camera.source and the live loop feeding `session`; None without one.
+
+    Never raises: a camera that cannot be opened, or has no usable calibration, is reported (log and
+    terminal) and the phones enter the dice. On the simulator the calibration is made from its own mat.
+    """
+    spec = settings.camera.source.strip()
+    if spec.lower() == "none":
+        log.info("No camera ([camera] source = \"none\"): the phones enter the dice.")
+        return None
+    try:
+        from vision.sources import parse_spec, resolve_auto
+
+        parsed = parse_spec(spec)
+        if parsed.kind == "auto":
+            parsed = parse_spec(resolve_auto())
+        if parsed.kind == "sim":
+            return _simulated_camera(session, parsed, data)
+        return _real_camera(session, parsed.text, data)
+    except CompanionError as error:
+        _say(f"The camera could not be opened: {error}. The phones enter the dice; fix the camera and restart, "
+             f"or pass --source.")
+    except Exception as error:  # a camera driver may fail in any way; the table still plays by phone
+        log.exception("the camera could not be opened")
+        _say(f"The camera {spec!r} could not be opened ({type(error).__name__}: {error}). The phones enter the dice.")
+    return None
+
+
+def _real_camera(session: Session, spec: str, data: Path) -> Any:
+    """A real camera with the calibration file of the data folder (checked against the camera's picture size)."""
+    from calibration.store import load_calibration
+    from vision.camera_thread import CameraThread
+    from vision.sources import open_source
+    from web.camera import CALIBRATION_FILE, TableCamera, wait_until
+
+    camera = CameraThread(open_source(spec))
+    wait_until(lambda: camera.latest() is not None, FIRST_FRAME_S)
+    first = camera.latest()
+    size = None if first is None else (first.image.shape[1], first.image.shape[0])
+    path = data / CALIBRATION_FILE
+    calibration, note = None, None
+    try:
+        calibration = load_calibration(path, image_size=size)
+    except CompanionError as error:
+        note = f"no usable calibration: {error}"
+        _say(f"The camera works but {note} Until then the phones enter the dice (or calibrate on the phone's "
+             f"Calibrate page).")
+    table_camera = TableCamera(session, camera, data, calibration=calibration, calibration_path=path, note=note)
+    table_camera.start()
+    if calibration is not None:
+        log.info("The camera reads the dice (%s, calibration %s).", spec, path)
+    return table_camera
+
+
+def _simulated_camera(session: Session, parsed: Any, data: Path) -> Any:
+    """The simulator's printed mat, calibrated from its own first frame; its dice reach the game only as pictures."""
+    from calibration.demo import mat_table
+    from calibration.steps import calibrate_frame
+    from vision.camera_thread import CameraThread
+    from vision.sources import sim_source
+    from web.camera import TableCamera
+
+    options, given = parsed.options, parsed.text
+    seats = options["seats"] if "seats=" in given else SIM_SEATS
+    size = options["size"] if "size=" in given else SIM_SIZE
+    fps = options["fps"] if "fps=" in given else SIM_FPS
+    table, _view = mat_table(seats=seats, size=tuple(size), seed=options["seed"], fps=fps)
+    first, _truth = table.next_frame()
+    result = calibrate_frame(first, colours=False)
+    if result.calibration is None:
+        raise CompanionError(f"the simulated mat could not be calibrated ({'; '.join(result.problems)})")
+    camera = CameraThread(sim_source(table))
+    table_camera = TableCamera(session, camera, data, calibration=result.calibration, sim_table=table)
+    table_camera.start()
+    log.info("The camera is the simulator: a %d-seat mat at %dx%d, %g frames a second; "
+             "\"Roll for me\" throws a seat's simulated dice and the camera reads them.", seats, size[0], size[1], fps)
+    return table_camera
+
+
+def _say(message: str) -> None:
+    """Tell the person at the terminal (and the log) something about the camera."""
+    log.warning("%s", message)
 
 
 def table_pin(settings: Settings, data: Path) -> str:
@@ -158,6 +261,15 @@ def terminal_qr(url: str) -> str:
     return out.getvalue()
 
 
+def camera_line(table: TableServer) -> str:
+    """What the camera does, in one line for the terminal."""
+    if table.camera is None:
+        return "Camera: none; the phones enter the dice (pass --source to use one)."
+    status = table.camera.status()
+    where = "the simulated table (\"Roll for me\" throws its dice)" if status["sim"] else status["status"]
+    return f"Camera: {where}. {status['message']} Live view: {table.url}camera"
+
+
 def serve(table: TableServer, settings: Settings) -> int:
     """Run waitress until Ctrl-C or SIGTERM; print the address, the QR code and the PIN first."""
     from waitress.server import create_server
@@ -186,6 +298,7 @@ def serve(table: TableServer, settings: Settings) -> int:
     print(f"The rescue table is open: {table.url}")
     print("Scan the code above or type the address on each phone (same Wi-Fi).")
     print(f"Table PIN (to start a game, undo, edit cards): {table.pin}")
+    print(camera_line(table), flush=True)
     print("Stop with Ctrl-C.", flush=True)
     try:
         server.run()  # returns after Ctrl-C: waitress catches it and closes its threads

@@ -415,7 +415,7 @@ class State:
 
     def name(self, seat: int) -> str:
         """A seat's player name, for messages."""
-        return f"seat {seat} ({self.players[seat]})"
+        return f"seat {seat + 1} ({self.players[seat]})"  # people count seats from 1, like the mat
 
     def to_dict(self) -> dict:
         """A JSON-able view of the state (the per-seat live answers come from the functions below)."""
@@ -472,7 +472,7 @@ def new_game(setup: Setup, catalogue: Any) -> State:
     if len(set(n.strip().casefold() for n in players)) != len(players):
         raise BadSetup(f"two players have the same name in {list(players)!r}; give each a different one")
     if isinstance(setup.leader, bool) or not isinstance(setup.leader, int) or not 0 <= setup.leader < len(players):
-        raise BadSetup(f"the first Conservation Leader must be a seat 0-{len(players) - 1}, not {setup.leader!r}")
+        raise BadSetup(f"the first Conservation Leader must be one of seats 1-{len(players)} (index 0-{len(players) - 1}), not index {setup.leader!r}")
     total = sum(c.copies for c in cards)
     if setup.deck is None:
         deck_left = total - rules.returned
@@ -537,7 +537,7 @@ def _display_size(state: State) -> int:
 def _check_seat(state: State, seat: Any) -> int:
     """A valid seat number, or IllegalAction naming it."""
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(state.players):
-        raise IllegalAction(f"there is no seat {seat!r}; seats are 0-{len(state.players) - 1}")
+        raise IllegalAction(f"there is no seat index {seat!r}; the seats are 1-{len(state.players)} (index 0-{len(state.players) - 1})")
     return seat
 
 
@@ -559,7 +559,7 @@ def satisfied_cards(state: State, seat: int, dice: Sequence[Die] | None = None) 
 def claim_refusal(state: State, seat: int, dice: Sequence[Die] | None = None) -> str | None:
     """Why this seat may not claim now (with `dice`, or its dice in the state), in words; None if it may."""
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(state.players):
-        return f"there is no seat {seat!r}"
+        return f"there is no seat index {seat!r}"
     if state.phase == "over":
         return "the game is over"
     if state.phase == "reveal":

@@ -77,21 +77,11 @@ def photograph(geometry: MatGeometry | None = None, view: str | Sequence[tuple[f
     return Photo(image, mm_to_frame, geometry)
 
 
-CARD_MM = (63.0, 88.0)  # a standard playing card
-
-
 def _lay_cards(picture: np.ndarray, cards: Sequence[tuple[np.ndarray, float, float, float]]) -> np.ndarray:
-    """The mat picture with card pictures laid on it, each centred at (x, y) mm and turned by angle degrees."""
-    out = picture.astype(np.float32)
-    h, w = out.shape[:2]
-    for card, x, y, angle in cards:
-        scale = CARD_MM[0] * PX_PER_MM / card.shape[1]
-        matrix = cv2.getRotationMatrix2D((card.shape[1] / 2, card.shape[0] / 2), angle, scale)
-        matrix[:, 2] += (x * PX_PER_MM - card.shape[1] / 2, y * PX_PER_MM - card.shape[0] / 2)
-        warped = cv2.warpAffine(card, matrix, (w, h), flags=cv2.INTER_AREA).astype(np.float32)
-        mask = cv2.warpAffine(np.full(card.shape[:2], 255, np.uint8), matrix, (w, h))[..., None] / 255.0
-        out = out * (1 - mask) + warped * mask
-    return out.astype(np.uint8)
+    """The mat picture with card pictures laid on it (calibration.demo.lay_cards at PX_PER_MM)."""
+    from calibration.demo import lay_cards
+
+    return lay_cards(picture, cards, PX_PER_MM)
 
 
 def draw_card(index: int, dice: Sequence[tuple[str, int]] = (("B", 2), ("W", 3), ("W", 6))) -> np.ndarray:

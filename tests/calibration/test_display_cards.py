@@ -21,6 +21,7 @@ def setup(photo_of, card_drawing):
     calibration = calibrate_frame(photo_of(geometry).image, colours=False).calibration
 
     def shoot(indices, lighting="neutral", seed=0, glare=None):
+        """Photograph the cards `indices` laid out in the display (LAYOUT order)."""
         cards = [(card_drawing(i), *LAYOUT[k]) for k, i in enumerate(indices)]
         return photo_of(geometry, cards=cards, lighting=lighting, seed=seed, glare=glare)
     return calibration, shoot, card_drawing
@@ -84,8 +85,7 @@ def test_requirement_text_from_dice_read_on_a_card() -> None:
     assert requirement_from_dice([]) == ""
 
 
-@pytest.mark.parametrize("dice, size", [((("white", 3), ("white", 6)), 40), ((("white", 3), ("white", 6)), 60),
-                                        ((("white", 1), ("white", 4), ("white", 5)), 40)])
+@pytest.mark.parametrize("dice, size", [((("white", 3), ("white", 6)), 40)])
 def test_prefill_reads_dice_drawn_on_a_card(dice, size) -> None:
     """Dice drawn on a card (rendered like real dice) are read into requirement text for the host to confirm."""
     from vision.simulator import DieSpec, Lighting, Scene, render_table

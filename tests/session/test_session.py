@@ -228,7 +228,7 @@ def test_a_leader_outside_the_table_is_refused(make_session):
 
 def test_a_seat_that_does_not_exist_is_refused(session):
     """Seat 5 at a 3-player table, and a seat that is not a number."""
-    with pytest.raises(SessionError, match="there is no seat 5 at this table; seats are 0 to 2"):
+    with pytest.raises(SessionError, match=r"there is no seat index 5 at this table; the seats are 1 to 3 \(index 0 to 2\)"):
         session.press(5)
     with pytest.raises(SessionError, match="a seat is a whole number, not '1'"):
         session.roll("1", [])

@@ -110,24 +110,42 @@ def test_bad_settings_are_named():
         Settler(still_frames=0)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(
-    true_value=st.integers(1, 6),
-    noise=st.lists(st.tuples(st.floats(-2, 2), st.floats(-2, 2), st.booleans(), st.integers(1, 6)), min_size=30, max_size=60),
-    wrong_rate=st.floats(0.0, 0.3),
+    values=st.lists(st.integers(1, 6), min_size=5, max_size=60),
+    window=st.integers(3, 15),
 )
-def test_a_still_die_never_flickers(true_value, noise, wrong_rate):
-    """However the reader wobbles (a few px, a wrong face now and then), the settled value holds."""
-    settler = Settler(still_frames=4, still_ms=300, window=15, switch_share=0.6)
-    rng = random.Random(true_value * 1000 + len(noise))
-    reported = []
-    for i, (dx, dy, _, other) in enumerate(noise):
-        value = other if rng.random() < wrong_rate and i >= 1 else true_value
-        state = settler.update("seat", [Reading(200 + dx, 150 + dy, 40, value, "white", 0.8)], i * FRAME_MS)
-        if state.dice:
-            reported.append(state.dice[0].value)
-    assert reported, "the die never settled"
-    assert len(set(reported[3:])) == 1 and reported[-1] == true_value
+def test_a_settled_value_changes_only_on_a_clear_majority_of_the_window(values, window):
+    """Whatever the reader says, a reported value is replaced only by one holding 60% of the window."""
+    settler = Settler(still_frames=2, still_ms=0, window=window, switch_share=0.6)
+    reported = None
+    for i, value in enumerate(values):
+        state = settler.update("seat", [Reading(200, 150, 40, value, "white", 0.8)], i * FRAME_MS)
+        now = state.dice[0].value if state.dice else None
+        if reported is not None and now != reported:
+            recent = values[max(0, i + 1 - window): i + 1]
+            assert recent.count(now) >= 0.6 * len(recent), (reported, now, recent)
+        reported = now if now is not None else reported
+
+
+@pytest.mark.parametrize("wrong_rate", [0.05, 0.1, 0.2])
+def test_a_still_die_never_flickers_under_a_noisy_reader(wrong_rate):
+    """Over 300 seeded still dice read wrongly now and then, the settled value never changes."""
+    flickers = wrong_final = 0
+    for seed in range(300):
+        rng = random.Random(seed)
+        true_value = rng.randint(1, 6)
+        settler = Settler(still_frames=4, still_ms=300, window=15, switch_share=0.6)
+        reported = []
+        for i in range(40):
+            value = rng.randint(1, 6) if rng.random() < wrong_rate else true_value
+            jitter = rng.uniform(-2, 2)
+            state = settler.update("seat", [Reading(200 + jitter, 150 - jitter, 40, value, "white", 0.8)], i * FRAME_MS)
+            if state.dice:
+                reported.append(state.dice[0].value)
+        flickers += len(set(reported)) > 1
+        wrong_final += not reported or reported[-1] != true_value
+    assert (flickers, wrong_final) == (0, 0)
 
 
 def test_readings_are_shared_out_among_rectangle_and_polygon_zones():

@@ -119,6 +119,9 @@ countdown_ms = 600.0
 host = "127.0.0.1"
 pin = "{PIN}"
 threads = 48
+
+[camera]
+source = "{{source}}"
 """
 
 
@@ -132,9 +135,10 @@ def free_port() -> int:
 class ServerProcess:
     """`python -m companion.cli serve` on a free port, with a data folder of its own."""
 
-    def __init__(self, data_dir: Path, port: int | None = None) -> None:
-        """Remember where; start() runs it."""
+    def __init__(self, data_dir: Path, port: int | None = None, source: str = "none") -> None:
+        """Remember where (and which camera: none unless a test asks); start() runs it."""
         self.data_dir = data_dir
+        self.source = source
         self.port = port or free_port()
         self.settings = data_dir / "settings.toml"
         self.process: subprocess.Popen | None = None
@@ -143,7 +147,7 @@ class ServerProcess:
     def start(self) -> "ServerProcess":
         """Start the process and wait until it answers."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        self.settings.write_text(SERVER_SETTINGS, encoding="utf-8")
+        self.settings.write_text(SERVER_SETTINGS.replace("{source}", self.source), encoding="utf-8")
         env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
         self.log = open(self.data_dir / "server.log", "ab")
         self.process = subprocess.Popen(
@@ -200,9 +204,9 @@ def start_server(tmp_path):
     """Start real servers; every one still running is killed at the end of the test."""
     started: list[ServerProcess] = []
 
-    def start(data_dir: Path | None = None, port: int | None = None) -> ServerProcess:
-        """Start a server over `data_dir` (default: the test's own folder)."""
-        server = ServerProcess(data_dir or tmp_path / "data", port).start()
+    def start(data_dir: Path | None = None, port: int | None = None, source: str = "none") -> ServerProcess:
+        """Start a server over `data_dir` (default: the test's own folder), with camera `source`."""
+        server = ServerProcess(data_dir or tmp_path / "data", port, source).start()
         started.append(server)
         return server
 

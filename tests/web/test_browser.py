@@ -143,3 +143,44 @@ def test_the_catalogue_page_adds_a_card_with_the_pin(start_server, browser):
     expect(page.locator("#cards")).to_contain_text("Kea (Nestor notabilis, New Zealand)")
     assert server.get("/api/catalogue")["total"] == 55
     assert problems == []
+
+
+def expect_picture(page, selector: str, timeout_s: float = 20.0) -> None:
+    """Wait until the image `selector` has loaded a picture (the pages' CSP forbids eval, so poll from here)."""
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if page.locator(selector).evaluate("(image) => image.complete && image.naturalWidth") > 0:
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"{selector} showed no picture in {timeout_s:.0f} s")
+
+
+def test_the_camera_pages_on_the_simulated_table(start_server, browser):
+    """With the simulator as camera: the table page says the camera reads the dice and shows each seat's reading;
+    Roll for me throws the simulated dice; the camera page shows the live view; the calibrate page calibrates."""
+    from playwright.sync_api import expect
+
+    server = start_server(source="sim?seats=3&size=960x540&fps=8")
+    status, _ = server.post("/api/start", {"pin": PIN, "players": ["Ana", "Ben", "Cy"], "leader": 0, "seed": 3})
+    assert status == 200
+    problems: list[str] = []
+    page = browser.new_page()
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    page.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
+    page.goto(f"{server.url}/table?seat=1")
+    expect(page.locator("#camera-text")).to_contain_text("The camera reads the dice", timeout=20000)
+    expect(page.locator(".seat[data-seat='1'] .camera-reading .die").first).to_be_visible(timeout=20000)
+    before = server.get("/api/state")["seats"][1]["dice"]
+    page.locator("#roll-for-me").click()
+    server.wait_for(lambda state: state["seats"][1]["dice"] and state["seats"][1]["dice"] != before, timeout=20)
+    page.goto(f"{server.url}/camera")
+    expect(page.locator("#readings .seat")).to_have_count(3, timeout=20000)
+    expect_picture(page, "#live")
+    page.goto(f"{server.url}/calibrate")
+    page.fill("#calibrate-pin", PIN)
+    page.locator("#calibrate").click()
+    expect(page.locator("#result-title")).to_contain_text("mat was found", timeout=30000)
+    expect_picture(page, "#annotated")
+    assert problems == []

@@ -12,13 +12,14 @@
   let catalogue = null;
   let revealPicked = [];
   let localRefusal = null;
+  let camera = null;
 
   /** A reason as a sentence: a capital first letter and a full stop. */
   const sentence = (text) => {
     const t = String(text || "").trim();
     return t ? t[0].toUpperCase() + t.slice(1) + (/[.!?]$/.test(t) ? "" : ".") : "";
   };
-  const nameOf = (s) => (snap && snap.seats[s] ? snap.seats[s].name : `seat ${s}`);
+  const nameOf = (s) => (snap && snap.seats[s] ? snap.seats[s].name : `seat ${s + 1}`);
   const cardName = (id) => {
     return (snap.card_names && snap.card_names[id]) || id;
   };
@@ -175,6 +176,7 @@
       return;
     }
     $("my-name").textContent = `${mine.name}, your dice`;
+    renderDiceHint();
     const hint = bestHint(mine);
     const keep = new Set(hint ? hint.keep : []);
     // Until every die has a value the taps stay on this phone (a half-entered throw is no throw).
@@ -228,6 +230,43 @@
     if (r.ok) { localRefusal = null; renderRefusal(snap.seats[seat]); } else say($("refusal"), r.data.error);
   }
 
+  /** How this phone's dice get in: read by the camera, or tapped. */
+  function renderDiceHint() {
+    $("dice-hint").textContent = camera && camera.calibrated && camera.running
+      ? "The camera reads your dice. If it misreads them, tap a die, then the number it shows."
+      : "Your dice: tap a die, then the number it shows.";
+  }
+
+  /** The camera's line: whether it reads the dice, or why the phones enter them. */
+  function renderCamera() {
+    renderDiceHint();
+    say($("camera-text"), camera ? camera.message : "");
+    $("camera-note").hidden = !camera;
+  }
+
+  /** What the camera read at one seat, with the dice it is unsure of marked, and the zone's picture on demand. */
+  function cameraReading(s) {
+    const read = camera && camera.seats ? camera.seats.find((r) => r.seat === s.seat) : null;
+    if (!read) return null;
+    const picture = el("img", { class: "zone", alt: `${s.name}'s zone as the camera sees it`, width: "240", hidden: true });
+    return el("div", { class: "camera-reading" },
+      el("span", { class: "hint", text: "Camera: " }),
+      read.dice.map((d) => el("span", { class: d.unsure ? "unsure" : "sure", title: d.unsure ? "the camera is unsure of this die" : "" },
+        die(d.colour, d.value), d.unsure ? el("b", { text: "?" }) : null)),
+      read.unsure ? el("span", { class: "refusal", text: ` ${read.unsure} unsure: check it (the host can correct it on the Camera page).` }) : null,
+      el("button", { type: "button", class: "secondary small", text: "Picture",
+        onclick: () => { picture.src = `/api/camera/zone/${s.seat}.jpg?t=${Date.now()}`; picture.hidden = !picture.hidden; } }),
+      picture);
+  }
+
+  async function pollCamera() {
+    const r = await api("/api/camera");
+    if (!r.ok) return;
+    camera = r.data;
+    renderCamera();
+    if (snap && snap.phase !== "idle") renderSeats();
+  }
+
   function renderSeats() {
     const box = $("seats");
     box.replaceChildren(...snap.seats.map((s) => {
@@ -238,6 +277,7 @@
       return el("div", { class: `seat${s.can_claim ? " can-claim" : ""}`, "data-seat": s.seat },
         el("h3", { text: s.name + (tags.length ? ` (${tags.join(", ")})` : "") }),
         el("div", { class: "dice-row small" }, s.dice.length ? s.dice.map((d) => die(d.colour, d.value)) : el("span", { class: "hint", text: "no dice yet" })),
+        cameraReading(s),
         el("p", { text: s.satisfied.length ? `Meets: ${s.satisfied.map(cardName).join(", ")}` : (s.why_not && snap.phase === "open" ? s.why_not : "") }),
         el("p", { class: "hint", text: `Rescued ${s.rescued.length}${s.this_round.length ? ` (this round: ${s.this_round.map(cardName).join(", ")})` : ""}`
           + ` · ${snap.scores.seats[s.seat].total} points` }));
@@ -315,5 +355,7 @@
   $("host-pin").value = pin();
 
   const stream = live((snapshot) => { snap = snapshot; render(); });
+  pollCamera();
+  setInterval(pollCamera, 1500);
   window.companionTable = { stream, snapshot: () => snap };
 })();
