@@ -185,7 +185,8 @@ def calibrate_on_simulator(background: str, seed: int):
     dice = read_dice(image)
     samples, tables = {}, []
     for t in truth["dice"]:
-        near = [d for d in dice if _inside(d.x, d.y, t["box"], 0.0)]
+        cx, cy = t["centre"]
+        near = [d for d in dice if (d.x - cx) ** 2 + (d.y - cy) ** 2 < (0.3 * t["size"]) ** 2 and d.value == t["value"]]
         if near and t["colour"] not in samples:
             body, table = die_colours(image, near[0])
             samples[t["colour"]] = body

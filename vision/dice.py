@@ -318,61 +318,61 @@ def face_features(bgr: np.ndarray, pips: Pips, faces: list[_Face]) -> np.ndarray
     n = len(faces)
     if n == 0:
         return np.zeros((0, 23))
+    # Members as a padded (faces, 6) index table, so every per-face statistic is one numpy call.
+    members = np.full((n, 6), -1, np.intp)
+    for k, f in enumerate(faces):
+        members[k, :len(f.pips)] = f.pips
+    used = members >= 0
+    safe = np.where(used, members, 0)
+    value = np.array([f.value for f in faces])
     centres = np.array([f.centre for f in faces])
     sizes = np.array([f.size for f in faces])
-    measured = [f.size for f in faces if f.value > 1] or list(sizes)
-    typical = _middle(measured)
+    steps = np.array([f.step for f in faces])
+    measured = sizes[value > 1] if (value > 1).any() else sizes
+    typical = float(np.median(measured))
     radius = np.array([f.radius for f in faces])
-    typical_radius = _middle(list(radius))
     roundness = np.array([f.roundness for f in faces])
     bodies = np.array([f.body for f in faces])
     # Brightness is left out on purpose: a gray die beside a white one must not look like a side face.
     saturation = (bodies.max(axis=1) - bodies.min(axis=1)) / np.maximum(bodies.max(axis=1), 1.0)
-    distance = np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1))
+    distance = np.hypot(centres[:, None, 0] - centres[None, :, 0], centres[:, None, 1] - centres[None, :, 1])
     np.fill_diagonal(distance, np.inf)
     near = distance < 1.4 * typical
     neighbour_round = np.where(near, roundness[None, :], -1.0).max(axis=1)
     neighbour_radius = np.where(near, radius[None, :], 0.0).max(axis=1)
-    rows = []
-    for k, f in enumerate(faces):
-        members = list(f.pips)
-        onehot = [1.0 if f.value == v else 0.0 for v in range(1, 7)]
-        rows.append(onehot + [
-            f.error / TOLERANCE, f.roundness, float(pips.roundness[members].min()), f.radius / typical_radius,
-            f.size / typical, f.contrast / 255.0, 0.0, saturation[k],
-            roundness[k] - neighbour_round[k] if neighbour_round[k] >= 0 else 0.0,
-            float(np.sum(distance[k] < 0.85 * typical)), float(pips.polarity[members[0]] == 0),
-            f.step / max(f.radius, 0.5), float(pips.spread[members].mean()),
-            min(3.0, float(distance[k].min()) / typical) if n > 1 else 3.0,
-            float(_stray_pips(pips, f)), f.radius / neighbour_radius[k] if neighbour_radius[k] > 0 else 1.0,
-            float(_partners(pips, f)),
-        ])
-    features = np.array(rows)
+    polarity = pips.polarity[safe[:, 0]]
+    # Pips of each face's kind relative to it: inside its square (strays) or within three steps.
+    turn = np.radians([f.angle for f in faces])
+    rel = pips.xy[None, :, :] - centres[:, None, :]
+    u = np.abs(rel[..., 0] * np.cos(turn)[:, None] + rel[..., 1] * np.sin(turn)[:, None]) / steps[:, None]
+    v = np.abs(-rel[..., 0] * np.sin(turn)[:, None] + rel[..., 1] * np.cos(turn)[:, None]) / steps[:, None]
+    own = np.zeros((n, len(pips)), bool)
+    np.put_along_axis(own, safe, used, axis=1)
+    kind = (pips.polarity[None, :] == polarity[:, None]) & ~own
+    stray = (kind & (np.maximum(u, v) < HALF_SIDE * 0.9)).sum(axis=1)
+    ratio = pips.radius[None, :] / radius[:, None]
+    partners = (kind & (np.hypot(u, v) < 3.0) & (ratio > 1 / 1.45) & (ratio < 1.45)).sum(axis=1)
+    count = used.sum(axis=1)
+    features = np.zeros((n, 23))
+    features[np.arange(n), value - 1] = 1.0
+    features[:, 6] = [f.error / TOLERANCE for f in faces]
+    features[:, 7] = roundness
+    features[:, 8] = np.where(used, pips.roundness[safe], np.inf).min(axis=1)
+    features[:, 9] = radius / float(np.median(radius))
+    features[:, 10] = sizes / typical
+    features[:, 11] = np.array([f.contrast for f in faces]) / 255.0
     features[:, 12] = _plain_shares(bgr, faces)
+    features[:, 13] = saturation
+    features[:, 14] = np.where(neighbour_round >= 0, roundness - neighbour_round, 0.0)
+    features[:, 15] = (distance < 0.85 * typical).sum(axis=1)
+    features[:, 16] = polarity == 0
+    features[:, 17] = steps / np.maximum(radius, 0.5)
+    features[:, 18] = np.where(used, pips.spread[safe], 0.0).sum(axis=1) / count
+    features[:, 19] = np.minimum(3.0, distance.min(axis=1) / typical) if n > 1 else 3.0
+    features[:, 20] = stray
+    features[:, 21] = np.where(neighbour_radius > 0, radius / np.maximum(neighbour_radius, 1e-6), 1.0)
+    features[:, 22] = partners
     return features
-
-
-def _stray_pips(pips: Pips, face: _Face) -> int:
-    """Pips of the face's kind inside its square that are not its own (a sign it was misread)."""
-    turn = np.radians(face.angle)
-    e1 = np.array([np.cos(turn), np.sin(turn)])
-    e2 = np.array([-e1[1], e1[0]])
-    rel = pips.xy - np.array(face.centre)
-    q = np.abs(np.stack([rel @ e1, rel @ e2], axis=1)) / face.step
-    inside = (q.max(axis=1) < HALF_SIDE * 0.9) & (pips.polarity == pips.polarity[face.pips[0]])
-    inside[list(face.pips)] = False
-    return int(inside.sum())
-
-
-def _partners(pips: Pips, face: _Face) -> int:
-    """Pips like the face's own (polarity, size) within three grid steps that are not its own."""
-    members = list(face.pips)
-    r = float(np.mean(pips.radius[members]))
-    near = np.hypot(pips.xy[:, 0] - face.centre[0], pips.xy[:, 1] - face.centre[1]) < 3.0 * face.step
-    alike = (pips.polarity == pips.polarity[members[0]]) & (pips.radius > r / 1.45) & (pips.radius < r * 1.45)
-    near &= alike
-    near[members] = False
-    return int(near.sum())
 
 
 def _chosen_faces(faces: list[_Face], probability: np.ndarray) -> list[_Face]:
@@ -476,9 +476,14 @@ def die_colours(image: np.ndarray, die: DieReading) -> tuple[np.ndarray, np.ndar
     bgr = _as_bgr(image)
     if bgr is None:
         raise ValueError("die_colours needs a non-empty colour or gray image.")
-    turn = np.radians(die.angle + np.array([0.0, 90.0, 180.0, 270.0]))
-    # Between the edge pips and the face's edge (pips sit ~0.26 of the side from the centre).
-    spokes = np.stack([np.cos(turn), np.sin(turn)], axis=1) * (0.43 * die.size)
+    if die.value == 1:
+        # A one's turn is unknown: a ring outside its pip, inside the face whatever the turn.
+        turn = np.radians(np.arange(0.0, 360.0, 45.0))
+        spokes = np.stack([np.cos(turn), np.sin(turn)], axis=1) * (0.3 * die.size)
+    else:
+        turn = np.radians(die.angle + np.array([0.0, 90.0, 180.0, 270.0]))
+        # Between the edge pips and the face's edge (pips sit ~0.26 of the side from the centre).
+        spokes = np.stack([np.cos(turn), np.sin(turn)], axis=1) * (0.43 * die.size)
     body = np.median(sample(bgr, np.array([die.x, die.y], np.float32) + spokes), axis=0)
     return body, _table_at(table_field(bgr, [((die.x, die.y), die.size)]), bgr.shape, (die.x, die.y))
 

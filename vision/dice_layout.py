@@ -65,6 +65,8 @@ def fit_faces(xy: np.ndarray, radius: np.ndarray, weight: np.ndarray | None = No
 
 def _best_face(xy: np.ndarray, radius: np.ndarray, weight: np.ndarray) -> FaceFit | None:
     """The face hypothesis that explains the most pip weight, all pips on grid points, or None."""
+    if len(xy) == 2:
+        return _two(xy, radius)
     i, j = _pairs(len(xy))
     diag = xy[j] - xy[i]
     length = np.hypot(diag[:, 0], diag[:, 1])
@@ -110,6 +112,18 @@ def _best_face(xy: np.ndarray, radius: np.ndarray, weight: np.ndarray) -> FaceFi
     angle = float(np.degrees(np.arctan2(e1[p, 1], e1[p, 0])) % 90.0)
     return FaceFit(tuple(int(m) for m in members), int(value[p]), (float(centre[p, 0]), float(centre[p, 1])),
                    float(step[p]), angle, float(mean_error[p]))
+
+
+def _two(xy: np.ndarray, radius: np.ndarray) -> FaceFit | None:
+    """Two pips alone: a two when they are alike and as far apart as a face's opposite corners."""
+    (x0, y0), (x1, y1) = xy.tolist()
+    r0, r1 = float(radius[0]), float(radius[1])
+    step = float(np.hypot(x1 - x0, y1 - y0) * (0.5 / np.sqrt(2.0)))
+    rmean = (r0 + r1) * 0.5
+    if not (STEP_PER_RADIUS[0] * rmean < step < STEP_PER_RADIUS[1] * rmean and 1 / SIZE_RATIO < r0 / r1 < SIZE_RATIO):
+        return None
+    angle = float((np.degrees(np.arctan2(y1 - y0, x1 - x0)) - 45.0) % 90.0)
+    return FaceFit((0, 1), 2, ((x0 + x1) / 2, (y0 + y1) / 2), step, angle, 0.0)
 
 
 _PAIR_CACHE: dict[int, tuple[np.ndarray, np.ndarray]] = {}

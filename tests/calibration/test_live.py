@@ -350,3 +350,17 @@ def test_the_simulated_gray_die_follows_its_holder() -> None:
         x1, y1, x2, y2 = view.seat_rects()[holder]
         assert len(grays) == 1 and grays[0]["seat"] == holder and not grays[0]["rolling"]
         assert x1 <= grays[0]["centre"][0] <= x2 and y1 <= grays[0]["centre"][1] <= y2
+
+
+def test_demo_players_set_aside_the_dice_the_hint_keeps(game) -> None:
+    """The simulated players keep the simulated dice whose faces the nearest card's hint keeps."""
+    from calibration.demo import DemoPlayers
+
+    table, _view = mat_table(seats=3, size=FRAME, seed=1)
+    dice = table.seat_dice(0)
+    seat = {"seat": 0, "dice": [{"colour": d.colour, "value": d.value} for d in reversed(dice)],
+            "hints": {"far": {"missing": 3, "keep": [0]}, "near": {"missing": 1, "keep": [0, 1]}}}
+    kept = DemoPlayers(table, game).keep(seat)
+    assert sorted((dice[i].colour, dice[i].value) for i in kept) == sorted(
+        (d.colour, d.value) for d in list(reversed(dice))[:2])
+    assert DemoPlayers(table, game).keep({"seat": 0, "dice": [], "hints": {}}) == []
