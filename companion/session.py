@@ -282,6 +282,8 @@ class Session:
             self._check_seat(seat)
             current = list(_seat_dice(self._state, seat)) or self._fresh_dice(seat)
             keep = set(self._best_keep(seat))
+            if len(keep) >= len(current):
+                keep = set()  # every die already meets a card: throw them all again rather than none
             dice = [die if i in keep else rules.Die(die.colour, self._rng.randint(1, 6))
                     for i, die in enumerate(current)]
             return self.roll(seat, dice, source)

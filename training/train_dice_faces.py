@@ -58,10 +58,13 @@ def simulator_samples(frames: int = SIM_FRAMES, seed: int = SEED) -> tuple[np.nd
     return np.array(xs), np.array(ys, float)
 
 
-def photo_samples(name: str) -> tuple[np.ndarray, np.ndarray]:
-    """Features and labels of the candidates in one labelled photo set."""
+def photo_samples(name: str, fold: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Features and labels of the candidates in one labelled photo set (or in one of its two folds:
+    the first or second half of truth.json, so near-identical neighbouring shots stay together)."""
     folder = DATA / name
     truth = json.loads((folder / "truth.json").read_text())
+    if fold is not None:
+        truth = _half(truth, fold)
     xs, ys = [], []
     for entry in truth:
         image = cv2.imread(str(folder / "images" / entry["image"]))
@@ -72,6 +75,12 @@ def photo_samples(name: str) -> tuple[np.ndarray, np.ndarray]:
     return np.array(xs), np.array(ys, float)
 
 
+def _half(items: list, fold: int) -> list:
+    """The first (fold 0) or second (fold 1) half of a list."""
+    middle = len(items) // 2
+    return items[:middle] if fold == 0 else items[middle:]
+
+
 def fit(parts: dict[str, tuple[np.ndarray, np.ndarray]], names: list[str]):
     """A scorer trained on the named parts."""
     x = np.concatenate([parts[n][0] for n in names])
@@ -79,7 +88,7 @@ def fit(parts: dict[str, tuple[np.ndarray, np.ndarray]], names: list[str]):
     return train(x, y, seed=SEED)
 
 
-def evaluate(scorer, names=SETS) -> dict[str, dict]:
+def evaluate(scorer, names=SETS, fold: int | None = None) -> dict[str, dict]:
     """End-to-end numbers of the reader with this scorer on the photo sets (the team's scorer)."""
     saved = dice._SCORER
     dice._SCORER = scorer
@@ -88,10 +97,28 @@ def evaluate(scorer, names=SETS) -> dict[str, dict]:
         out = {}
         for name in names:
             truth, readings, _ = dice_benchmark.read_folder(DATA / name)
+            if fold is not None:
+                truth, readings = _half(truth, fold), _half(readings, fold)
             out[name] = score(truth, readings)
         return out
     finally:
         dice._SCORER = saved
+
+
+def report_folds(parts: dict) -> None:
+    """Two-fold by image within each set: train on the simulator, the other set and half of this
+    set's images; read the other half (same camera and table, unseen photos)."""
+    for name in SETS:
+        others = [n for n in parts if n not in ("sim", name)]
+        right = total = false = 0
+        for fold in (0, 1):
+            half = photo_samples(name, fold=1 - fold)
+            local = dict(parts, **{"half": half})
+            result = evaluate(fit(local, ["sim", *others, "half"]), [name], fold=fold)[name]
+            right += result["value_right"]
+            total += result["true_dice"]
+            false += result["false_dice"]
+        print(f"two-fold by image on {name}: {100 * right / max(total, 1):.2f}% end to end, {false} false dice [held out]")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -117,6 +144,8 @@ def main(argv: list[str] | None = None) -> int:
             text = ", ".join(f"{n} {100 * r['end_to_end']:.2f}% (false {r['false_dice']})"
                              + (" [in-sample]" if n in names else " [held out]") for n, r in results.items())
             print(f"trained on {label}: {text}")
+    if args.report:
+        report_folds(parts)
     chosen = [n for n in args.train.split(",") if n in parts]
     scorer = fit(parts, chosen)
     if args.write:

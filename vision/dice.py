@@ -1,13 +1,20 @@
 """The dice reader: every pip die in an image, its centre, size, angle, body colour, value and confidence.
 
 How it reads (pip-first, so it works for any body colour with contrasting pips):
-1. find pips: small round blobs, darker or lighter than a uniform surround (vision/dice_pips.py);
-2. join pips that sit on one uniform face: close, of similar size and polarity, with nothing but
-   body colour on the straight path between them (a gap between touching dice or a face edge
-   breaks the path);
-3. each group of 1-6 pips whose layout matches a die face is a die; of groups that overlap (the
-   side faces of a die seen at an angle) only the most frontal face is kept;
-4. the body colour is sampled around the pips and named by the colour profile.
+1. big frames are first searched at half size for places with pips; only those are read at full
+   size (a table is mostly empty);
+2. find pips: small round spots, darker or lighter than a plain surround, in any colour channel
+   (vision/dice_pips.py);
+3. join pips that may share a face: alike in size and polarity, near enough, on alike body colour,
+   with body colour (not a gap between touching dice) on the path between them;
+4. fit die faces to each group: two pips at opposite corners fix a 3x3 grid, and every pip inside
+   that face must sit on a grid point in a real layout (vision/dice_layout.py); a lone round pip in
+   the middle of a plain patch that ends like a die is a candidate one;
+5. a small learned scorer (vision/dice_scorer.py, vision/models/dice_faces.json) judges each
+   candidate face (side faces seen at an angle, clutter, mixed-up groups score low); the best
+   candidates win over the ones they overlap. Without the model file, hand-made rules decide;
+6. the body colour around the pips is named by the colour profile, compared with the table
+   beside the die when the profile knows the table's colour (vision/colour.py).
 """
 
 from __future__ import annotations
@@ -24,9 +31,6 @@ from vision.dice_scorer import load_scorer
 
 # The reader works on images no larger than this (longest side, pixels); bigger ones are shrunk.
 WORK_SIDE = 2000
-# A pip's centre sits this far from its face's centre, as a fraction of the face side (corner pips
-# of common dice: 0.22-0.30), so the two farthest pips of a face are ~0.74 side apart.
-PIP_OFFSET = 0.26
 # Side of the square that the spot maps close/open with: pips up to about this wide are found.
 PIP_KERNEL = 11
 # Least colour contrast (spot-map level) of a pip with its surround.
@@ -449,8 +453,8 @@ def _lone_pips_are_dice(bgr: np.ndarray, pips: Pips, ks: np.ndarray) -> np.ndarr
     xy, r, body = pips.xy[ks], pips.radius[ks], pips.body[ks]
     tolerance = np.clip(0.3 * pips.contrast[ks], 20.0, 60.0)
     inner = sample(bgr, xy[:, None, :] + _RING16[None] * (2.5 * r + 1.5)[:, None, None])
-    # 85th percentile of 16 samples: the 14th smallest.
-    plain = np.sort(np.linalg.norm(inner - body[:, None, :], axis=2), axis=1)[:, 13] < tolerance
+    # 60th percentile of 16 samples (gloss and swirls may cover a few): the 10th smallest.
+    plain = np.sort(np.linalg.norm(inner - body[:, None, :], axis=2), axis=1)[:, 9] < tolerance
     # A one's face ends about 5 pip radii out; a dot on a wide plain surface is no die.
     rings = np.concatenate([_RING16[None] * (f * r + 2.0)[:, None, None] for f in (6.0, 7.5)], axis=1)
     outer = sample(bgr, xy[:, None, :] + rings)

@@ -32,6 +32,11 @@ class Broker:
         self._closed = False
 
     @property
+    def closed(self) -> bool:
+        """Whether the table is shutting down (every stream is ending)."""
+        return self._closed
+
+    @property
     def client_count(self) -> int:
         """How many streams are open now."""
         with self._lock:

@@ -61,7 +61,7 @@ class TableCamera:
 
     def __init__(self, session: Any, camera: Any, data_folder: str | Path, *, calibration: Any = None,
                  calibration_path: str | Path | None = None, sim_table: Any = None, note: str | None = None,
-                 live_factory: Callable[..., Any] | None = None, keep_stills: bool = True):
+                 keep_stills: bool = True):
         """Wire the session and a started CameraThread; with a calibration, the live loop starts at `start()`.
 
         `calibration_path` is where a calibration made on the phone is saved (None: not saved, e.g. the
@@ -76,10 +76,8 @@ class TableCamera:
         self.sim_table = sim_table
         self.note = note
         self.live: Any = None
-        self._live_factory = live_factory
         self._lock = threading.RLock()
         self._calibration_jpeg: bytes | None = None
-        self._calibration_result: dict[str, Any] | None = None
         self._unknown: dict[int, UnknownCard] = {}
         self._stop_stills = session.on_claim(self._keep_still) if keep_stills else None
         self._library: Any = None
@@ -100,14 +98,17 @@ class TableCamera:
 
     def _make_live(self, calibration: Any) -> Any:
         """The live loop over the session, this calibration and the camera."""
-        if self._live_factory is not None:
-            return self._live_factory(self.session, calibration, self.camera)
         from companion.live import LiveTable
 
         # A real table's display cards are looked for (taught cards are revealed to the game by the camera);
         # the simulator's demo deck is dealt by the session, so its frames are not searched for cards.
         cards = self.library() if self.sim_table is None else None
         return LiveTable(self.session, calibration, self.camera, cards=cards)
+
+    @property
+    def closed(self) -> bool:
+        """Whether the camera was closed (the table is stopping)."""
+        return self._closed
 
     def close(self) -> None:
         """Stop the live loop and the camera (safe to call twice)."""
@@ -223,6 +224,8 @@ class TableCamera:
             if wanted in keep_wanted:
                 keep_wanted.remove(wanted)
                 keep.append(index)
+        if len(keep) == len(sim_dice):
+            keep = []  # every die already meets a card: a new throw of them all, not a throw of nothing
         self.sim_table.roll(seat, keep=keep)
         return True
 
@@ -244,7 +247,6 @@ class TableCamera:
 
                 answer["saved"] = str(save_calibration(result.calibration, self.calibration_path))
             self._use(result.calibration)
-        self._calibration_result = answer
         return answer
 
     def _use(self, calibration: Any) -> None:

@@ -62,7 +62,7 @@ def stream() -> Any:
     def frames() -> Iterator[bytes]:
         """One JPEG part after another until the time is up or the table stops."""
         ends = time.monotonic() + STREAM_SECONDS
-        while time.monotonic() < ends and not getattr(broker, "_closed", False) and not getattr(found, "_closed", False):
+        while time.monotonic() < ends and not broker.closed and not found.closed:
             data = found.frame_jpeg()
             if data:
                 yield b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: " + str(len(data)).encode() + b"\r\n\r\n" + data + b"\r\n"

@@ -1,4 +1,4 @@
-"""A round of Rescue Animals on `companion serve`'s simulated table, decided by what the camera reads.
+"""Rescue Animals on `companion serve`'s simulated table, decided by what the camera reads.
 
 The simulator renders the printed mat with each seat's dice; the live loop reads the frames with the
 real dice reader, settles them per seat zone and feeds the session; the phones (Flask test client) only
@@ -7,87 +7,49 @@ start the game and press "Rescuing!" (through the seats' mock pins). No die reac
 
 from __future__ import annotations
 
-import random
-import time
+import dataclasses
 from collections import Counter
 
-import pytest
-
-from companion.commands import serve
-from companion.dice_requirements import Die, match
-from companion.settings import CameraSettings, RaceSettings, SeatPins, ServerSettings, Settings
-
-PIN = "2468"
+from companion import catalogue as catalogues
 
 
-def wait_for(check, timeout: float = 30.0, what: str = "the table"):
-    """Poll `check()` until it gives something true; return that."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+def play_rescue(client, sim, helpers, seat: int, card: str, seed: int) -> None:
+    """Seat `seat` throws dice meeting `card` only; once the camera read them it presses and rescues the card."""
+    state = client.get("/api/state").json
+    display = state["display"]
+    gray = state["gray_holder"] == seat
+    values = helpers.throw_meeting(display, [c["id"] for c in display].index(card), seed=seed, gray=gray)
+    sim.roll(seat, values=values)
+    state = helpers.wait_for(lambda: (s := client.get("/api/state").json)["seats"][seat]["satisfied"] == [card]
+                             and helpers.seat_dice(s, seat) == helpers.as_dice(values) and s,
+                             what=f"seat {seat + 1}'s dice to be read")
+    assert state["seats"][seat]["can_claim"]
+    assert client.post("/api/act", json={"kind": "press", "seat": seat}).json["accepted"]
+    helpers.wait_for(lambda: card in client.get("/api/state").json["seats"][seat]["rescued"], what="the rescue")
+    helpers.wait_for(lambda: client.get("/api/state").json["phase"] in ("open", "reveal", "over"), what="the next race")
 
 
-def throw_meeting(display: list[dict], card_index: int, seed: int) -> list[int]:
-    """Values for four white dice and a black one that meet display card `card_index` and no other."""
-    rng = random.Random(seed)
-    for _ in range(200_000):
-        values = [rng.randint(1, 6) for _ in range(5)]
-        dice = [Die("white", v) for v in values[:4]] + [Die("black", values[4])]
-        met = [i for i, card in enumerate(display) if match(card["requirement"], dice)]
-        if met == [card_index]:
-            return values
-    raise AssertionError("no such throw")
+def start(client, helpers) -> dict:
+    """A 3-player demo game, once the camera has sent every seat's dice."""
+    answer = client.post("/api/start", json={"pin": helpers.PIN, "players": ["Ana", "Ben", "Cy"], "leader": 0, "seed": 5})
+    assert answer.status_code == 200
+    return helpers.wait_for(lambda: (s := client.get("/api/state").json)["phase"] == "open"
+                            and all(seat["dice"] for seat in s["seats"]) and s, what="the camera's first readings")
 
 
-def as_dice(values: list[int]) -> Counter:
-    """A throw as (colour, value) counts."""
-    return Counter([("white", v) for v in values[:4]] + [("black", values[4])])
-
-
-def seat_dice(state: dict, seat: int) -> Counter:
-    """A seat's dice in a snapshot, as (colour, value) counts."""
-    return Counter((d["colour"], d["value"]) for d in state["seats"][seat]["dice"])
-
-
-@pytest.fixture
-def table(tmp_path):
-    """`companion serve`'s table on the simulated 3-seat mat (camera, live loop, mock pins); closed after."""
-    settings = Settings(data_dir=str(tmp_path / "data"), race=RaceSettings(countdown_ms=300.0, tie_window_ms=30.0),
-                        server=ServerSettings(pin=PIN), camera=CameraSettings(source="sim?seats=3&seed=11"),
-                        pins=SeatPins(pin_factory="mock"))
-    opened = serve.open_table(settings)
-    yield opened
-    opened.close()
-
-
-def test_a_round_where_the_camera_decides_the_claims(table) -> None:
+def test_a_round_where_the_camera_decides_the_claims(open_sim_table, helpers) -> None:
     """Two seats throw dice meeting one display card each; the camera reads them; their presses rescue those cards;
     the seat that rescued nothing takes the gray die, and the camera then sees it in that seat's zone."""
+    table = open_sim_table()
     assert table.camera is not None and table.camera.sim_table is not None and table.board is not None
     client = table.app.test_client()
-    sim = table.camera.sim_table
-    assert client.post("/api/start", json={"pin": PIN, "players": ["Ana", "Ben", "Cy"], "leader": 0, "seed": 5}).status_code == 200
-    state = wait_for(lambda: (s := client.get("/api/state").json)["phase"] == "open"
-                     and all(seat["dice"] for seat in s["seats"]) and s, what="the camera's first readings")
-    display = state["display"]
-    first_round = state["round"]
-    for seat, card_index in ((1, 0), (2, 1)):
-        card = display[card_index]["id"]
-        current = [c["id"] for c in client.get("/api/state").json["display"]]
-        values = throw_meeting(client.get("/api/state").json["display"], current.index(card), seed=seat)
-        sim.roll(seat, values=values)
-        state = wait_for(lambda: (s := client.get("/api/state").json)["seats"][seat]["satisfied"] == [card]
-                         and seat_dice(s, seat) == as_dice(values) and s, what=f"seat {seat + 1}'s dice to be read")
-        assert state["seats"][seat]["can_claim"]
-        assert client.post("/api/act", json={"kind": "press", "seat": seat}).json["accepted"]
-        wait_for(lambda: card in client.get("/api/state").json["seats"][seat]["rescued"], what="the rescue")
-        wait_for(lambda: client.get("/api/state").json["phase"] in ("open", "reveal"), what="the next race")
+    state = start(client, helpers)
+    display = [c["id"] for c in state["display"]]
+    for seat, card in ((1, display[0]), (2, display[1])):
+        play_rescue(client, table.camera.sim_table, helpers, seat, card, seed=seat)
     session = table.session
-    events = session.store.events(session.store.current_game().id)
+    game = session.store.current_game().id
+    events = session.store.events(game)
     rescues = [e for e in events if e.kind == "rescue"]
     assert [(e.action["seat"], e.source) for e in rescues] == [(1, "phone"), (2, "phone")]
     for rescue in rescues:  # the claim was judged on the dice the camera read for that seat
@@ -95,11 +57,52 @@ def test_a_round_where_the_camera_decides_the_claims(table) -> None:
         assert read[-1].source == "camera"
         assert Counter(map(str, rescue.action["dice"])) == Counter(map(str, read[-1].action["dice"]))
     assert {e.source for e in events if e.kind == "roll"} == {"camera"}
-    state = wait_for(lambda: (s := client.get("/api/state").json)["round"] == first_round + 1 and s, what="round 2")
+    state = helpers.wait_for(lambda: (s := client.get("/api/state").json)["round"] == 2 and s, what="round 2")
     assert state["gray_holder"] == 0
-    state = wait_for(lambda: (s := client.get("/api/state").json)["seats"][0]["dice"]
-                     and any(d["colour"] == "gray" for d in s["seats"][0]["dice"]) and s,
-                     what="the camera to see the gray die at seat 1")
+    state = helpers.wait_for(lambda: (s := client.get("/api/state").json)["seats"][0]["dice"]
+                             and any(d["colour"] == "gray" for d in s["seats"][0]["dice"]) and s,
+                             what="the camera to see the gray die at seat 1")
     assert len(state["seats"][0]["dice"]) == 6
-    game = session.store.current_game().id
-    wait_for(lambda: {e.seq for e in rescues} <= set(session.store.stills(game)), what="a still of each claim")
+    helpers.wait_for(lambda: {e.seq for e in rescues} <= set(session.store.stills(game)), what="a still of each claim")
+
+
+def small_deck(data) -> None:
+    """A catalogue of 14 cards from the sample: 3 players return 10, so the game is two rounds of two."""
+    sample = catalogues.load_sample()
+    cards, total = [], 0
+    for card in sample.cards:
+        copies = min(card.copies, 14 - total)
+        cards.append(dataclasses.replace(card, copies=copies))
+        total += copies
+        if total == 14:
+            break
+    catalogues.save_catalogue(dataclasses.replace(sample, cards=tuple(cards)), data / "rescue-animals.toml")
+
+
+def test_a_whole_game_played_with_dice_read_from_frames_only(open_sim_table, helpers) -> None:
+    """A whole (short) game: every die the game knows was read from rendered frames, the gray die's holder
+    rescues with it in round 2, the game ends with the scores."""
+    table = open_sim_table(before=small_deck)
+    client = table.app.test_client()
+    state = start(client, helpers)
+    sim = table.camera.sim_table
+    display = [c["id"] for c in state["display"]]
+    play_rescue(client, sim, helpers, 1, display[0], seed=1)
+    play_rescue(client, sim, helpers, 2, display[1], seed=2)
+    state = helpers.wait_for(lambda: (s := client.get("/api/state").json)["round"] == 2 and s["phase"] == "open"
+                             and any(d["colour"] == "gray" for d in s["seats"][0]["dice"]) and s,
+                             what="round 2 with the gray die at seat 1")
+    display = [c["id"] for c in state["display"]]
+    play_rescue(client, sim, helpers, 0, display[0], seed=3)  # the gray die's holder, six dice
+    play_rescue(client, sim, helpers, 2, display[1], seed=4)
+    state = helpers.wait_for(lambda: (s := client.get("/api/state").json)["phase"] == "over" and s, what="the end")
+    session = table.session
+    record = session.store.history()[0]
+    assert record.status == "finished" and record.scores == state["scores"]
+    events = session.store.events(record.id)
+    assert {e.source for e in events if e.kind == "roll"} == {"camera"}
+    assert [e.action["seat"] for e in events if e.kind == "rescue"] == [1, 2, 0, 2]
+    gray_rescue = [e for e in events if e.kind == "rescue"][2]
+    assert any(d["colour"] == "gray" for d in gray_rescue.action["dice"])
+    totals = [seat["total"] for seat in state["scores"]["seats"]]
+    assert totals[state["scores"]["winner"]] == max(totals) and sum(totals) > 0

@@ -77,3 +77,16 @@ def test_undo_takes_back_the_camera_readings_after_the_last_thing_a_person_did(s
     snapshot = session.snapshot()
     assert snapshot["seats"][1]["rescued"] == [] and snapshot["seats"][2]["dice"] == []
     assert snapshot["undos"] == undos + 1
+
+
+def test_roll_for_me_throws_all_dice_when_every_die_would_be_kept(session, manual, helpers, monkeypatch) -> None:
+    """The demo's Roll for me with dice that already meet a card throws them all (not none)."""
+    helpers.open_race(session, manual)
+    card = session.snapshot()["display"][0]["id"]
+    session.roll(1, helpers.dice_for(session, 1, [card]))
+    monkeypatch.setattr(session, "_best_keep", lambda seat: list(range(5)))
+    rolls = 0
+    for _ in range(5):  # five dice thrown five times all landing as they were: (1/6)^25
+        before = session.snapshot()["seats"][1]["dice"]
+        rolls += session.roll_random(1)["seats"][1]["dice"] != before
+    assert rolls >= 1

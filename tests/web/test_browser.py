@@ -174,7 +174,7 @@ def test_the_camera_pages_on_the_simulated_table(start_server, browser):
     expect(page.locator(".seat[data-seat='1'] .camera-reading .die").first).to_be_visible(timeout=20000)
     before = server.get("/api/state")["seats"][1]["dice"]
     page.locator("#roll-for-me").click()
-    server.wait_for(lambda state: state["seats"][1]["dice"] and state["seats"][1]["dice"] != before, timeout=20)
+    server.wait_for(lambda state: state["seats"][1]["dice"] and state["seats"][1]["dice"] != before, timeout=40)
     page.goto(f"{server.url}/camera")
     expect(page.locator("#readings .seat")).to_have_count(3, timeout=20000)
     expect_picture(page, "#live")

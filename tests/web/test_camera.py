@@ -333,3 +333,19 @@ def test_after_an_undo_the_camera_sends_what_the_table_shows(camera_app, manual,
     assert undo.kind == "undo" and len(undo.action["undoes"]) == 2
     resent = wait_for(lambda: {e.action["seat"] for e in session.store.events(game) if e.seq > undo.seq and e.source == "camera"} == {0, 1, 2})
     assert resent
+
+
+def test_roll_for_me_throws_every_die_when_all_would_be_kept(app, session, manual, monkeypatch) -> None:
+    """When every die is worth keeping (the dice already meet a card), Roll for me throws them all, not none."""
+    sim, _view = mat_table(seats=3, size=SIZE, seed=3)
+    calibration = calibrate_frame(sim.next_frame()[0], colours=False).calibration
+    camera = TableCamera(session, StillCamera(sim.next_frame()[0]), "/nonexistent", calibration=calibration,
+                         sim_table=sim, keep_stills=False)
+    camera.start()
+    try:
+        start_game(app.test_client(), manual)
+        monkeypatch.setattr(session, "keep_dice", lambda seat: [(d.colour, d.value) for d in sim.seat_dice(seat)])
+        assert camera.roll_for_me(2)
+        assert all(die.t1 > sim.t for die in sim.seat_dice(2))
+    finally:
+        camera.close()
