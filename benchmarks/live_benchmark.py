@@ -21,10 +21,7 @@ accuracy (the session refuses a seat's reading unless it has all the seat's dice
 from __future__ import annotations
 
 import argparse
-import http.client
-import json
 import random
-import socket
 import statistics
 import sys
 import tempfile
@@ -37,6 +34,7 @@ from typing import Any, Iterator
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from benchmarks.common import EventStream, free_port  # noqa: E402
 from calibration.demo import mat_table  # noqa: E402
 from calibration.steps import calibrate_frame  # noqa: E402
 from companion.live import LiveTable  # noqa: E402
@@ -51,43 +49,24 @@ SEATS = 3
 SCRIPT = random.Random(2024)  # the faces the scripted throws land on
 
 
-def free_port() -> int:
-    """A TCP port nobody listens on now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class Phone(threading.Thread):
+class Phone(EventStream):
     """One phone's event stream: remembers when each seat's dice changed, and to what."""
 
     def __init__(self, port: int) -> None:
         """Connect in run()."""
-        super().__init__(daemon=True)
-        self.port = port
+        super().__init__(port, timeout_s=120)
         self.changes: list[tuple[float, int, Counter]] = []  # (arrival, seat, dice)
         self.last: dict[int, Counter] = {}
-        self.connected = threading.Event()
         self.lock = threading.Lock()
 
-    def run(self) -> None:
-        """Read the stream line by line until it closes."""
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
-        connection.request("GET", "/api/events", headers={"Accept": "text/event-stream"})
-        response = connection.getresponse()
-        self.connected.set()
-        while True:
-            line = response.fp.readline()
-            if not line:
-                return
-            if line.startswith(b"data: "):
-                now = time.perf_counter()
-                for seat in json.loads(line[6:]).get("seats") or []:
-                    dice = Counter((d["colour"], d["value"]) for d in seat.get("dice") or [])
-                    if self.last.get(seat["seat"]) != dice:
-                        self.last[seat["seat"]] = dice
-                        with self.lock:
-                            self.changes.append((now, seat["seat"], dice))
+    def arrived(self, snapshot: dict[str, Any], at: float) -> None:
+        """Note the seats whose dice changed."""
+        for seat in snapshot.get("seats") or []:
+            dice = Counter((d["colour"], d["value"]) for d in seat.get("dice") or [])
+            if self.last.get(seat["seat"]) != dice:
+                self.last[seat["seat"]] = dice
+                with self.lock:
+                    self.changes.append((at, seat["seat"], dice))
 
     def first_change(self, seat: int, after: float) -> tuple[float, Counter] | None:
         """When this phone first saw `seat`'s dice change after `after`, and to what."""

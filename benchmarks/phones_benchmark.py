@@ -18,11 +18,9 @@ demo table's full load); the default, none, measures the phones alone.
 from __future__ import annotations
 
 import argparse
-import http.client
 import itertools
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -35,50 +33,31 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from benchmarks.common import EventStream, free_port  # noqa: E402
 from companion.dice_requirements import Die, match  # noqa: E402
 
 PIN = "2468"
 TIE_WINDOW_MS = 30.0
 
 
-def free_port() -> int:
-    """A TCP port nobody listens on now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class Phone(threading.Thread):
+class Phone(EventStream):
     """One phone's SSE stream: remembers when each snapshot arrived."""
 
     def __init__(self, port: int) -> None:
         """Connect later, in run()."""
-        super().__init__(daemon=True)
-        self.port = port
+        super().__init__(port, timeout_s=60)
         self.lock = threading.Condition()
         self.rescued_at: dict[int, float] = {}  # rescue count seen -> first arrival time
         self.latest: dict = {}
-        self.connected = threading.Event()
 
-    def run(self) -> None:
-        """Read the stream line by line for ever."""
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
-        connection.request("GET", "/api/events", headers={"Accept": "text/event-stream"})
-        response = connection.getresponse()
-        self.connected.set()
-        while True:
-            line = response.fp.readline()
-            if not line:
-                return
-            if line.startswith(b"data: "):
-                now = time.perf_counter()
-                snapshot = json.loads(line[6:])
-                with self.lock:
-                    self.latest = snapshot
-                    seats = snapshot.get("seats") or [{}]
-                    count = len(seats[0].get("rescued", []))
-                    self.rescued_at.setdefault(count, now) if count else self.rescued_at.pop(1, None)
-                    self.lock.notify_all()
+    def arrived(self, snapshot: dict, at: float) -> None:
+        """Keep the newest snapshot and when seat 0 was first seen with each count of rescues."""
+        with self.lock:
+            self.latest = snapshot
+            seats = snapshot.get("seats") or [{}]
+            count = len(seats[0].get("rescued", []))
+            self.rescued_at.setdefault(count, at) if count else self.rescued_at.pop(1, None)
+            self.lock.notify_all()
 
     def wait_rescued(self, since: float, timeout: float = 10.0) -> float:
         """When this phone first saw seat 0 with a rescue, after `since`."""

@@ -15,6 +15,7 @@ from calibration.mat import MatGeometry, mat_geometry, render_mat
 
 # Rescue Animals: each seat rolls four white dice and one black die.
 RESCUE_DICE = ("white", "white", "white", "white", "black")
+SIM_SEATS = 5  # the simulated table's mat has a zone for every seat the game can have
 DIE_MM = 16.0
 
 
@@ -97,79 +98,22 @@ def mat_table(seats: int = 3, paper: str = "A3", size: tuple[int, int] = (1920, 
 
 
 class GrayDieFollower:
-    """Keeps the simulated table's gray die with whoever holds it in the game (for the demo table).
+    """Keeps the simulated table's one gray die with whoever holds it in the game (for the demo table).
 
     Rescue Animals hands the gray die to the seat left without a rescue; that seat then rolls it with
-    its own dice. Subscribed to the session, this adds the gray die to the simulation when a seat first
-    takes it, and throws it into the new holder's zone whenever it changes hands.
+    its own dice. Subscribed to the session, this lays the gray die in the holder's zone whenever it
+    changes hands, and takes it off the table when nobody holds it (a new game).
     """
 
     def __init__(self, table: object) -> None:
-        """Follow the gray die of `table` (a SimTable)."""
+        """Follow the gray die of `table` (a SimTable); nobody holds it yet."""
         self.table = table
         self.holder: int | None = None
 
     def __call__(self, snapshot: dict) -> None:
-        """Session subscriber: move the gray die when the snapshot names a new holder (0-based seat)."""
-        import copy
-
+        """Session subscriber: move the gray die when the snapshot names another holder (0-based seat or None)."""
         holder = snapshot.get("gray_holder")
-        if holder is None or holder == self.holder or not 0 <= holder < len(self.table.zones):
+        if holder == self.holder:
             return
-        gray = next((d for d in self.table.dice if d.colour == "gray"), None)
-        if gray is None:
-            model = next(d for d in self.table.dice if d.seat == holder)
-            gray = copy.copy(model)
-            gray.colour = "gray"
-            self.table.dice.append(gray)
-        gray.seat = holder
         self.holder = holder
-        self.table.roll(holder)
-
-
-class DemoPlayers:
-    """Simulated players for the demo table: every few seconds each seat that cannot claim yet throws again,
-    setting aside the dice the companion's hint says to keep (as a player would), in the simulation."""
-
-    def __init__(self, table: object, session: object, every_s: float = 3.0) -> None:
-        """Play `table`'s seats against `session` every `every_s` seconds (call start())."""
-        import threading
-
-        self.table, self.session, self.every_s = table, session, every_s
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="demo players", daemon=True)
-
-    def start(self) -> None:
-        """Start throwing in a background thread."""
-        self._thread.start()
-
-    def close(self) -> None:
-        """Stop throwing (safe to call twice)."""
-        self._stop.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout=5)
-
-    def _run(self) -> None:
-        """Throw each playing seat in turn, a moment apart."""
-        while not self._stop.wait(self.every_s):
-            snapshot = self.session.snapshot()
-            if snapshot.get("phase") not in ("open", "ready"):
-                continue
-            for seat in snapshot.get("seats") or []:
-                if seat["seat"] < len(self.table.zones) and not seat.get("satisfied"):
-                    self.table.roll(seat["seat"], keep=self.keep(seat))
-
-    def keep(self, seat: dict) -> list[int]:
-        """The simulated dice (their numbers in the seat) to set aside: those the nearest card's hint keeps."""
-        hints = [h for h in (seat.get("hints") or {}).values() if h.get("missing") is not None]
-        if not hints:
-            return []
-        best = min(hints, key=lambda h: h["missing"])
-        wanted = [(seat["dice"][i]["colour"], seat["dice"][i]["value"]) for i in best.get("keep", [])
-                  if i < len(seat["dice"])]
-        kept = []
-        for number, die in enumerate(self.table.seat_dice(seat["seat"])):
-            if (die.colour, die.value) in wanted:
-                wanted.remove((die.colour, die.value))
-                kept.append(number)
-        return kept
+        self.table.place_lone_die("gray", holder)

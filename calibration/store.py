@@ -15,6 +15,7 @@ from calibration.markers import is_usable_homography
 from calibration.table import Calibration
 from companion.errors import CalibrationError
 
+CALIBRATION_FILE = "calibration.json"  # its name in the data folder
 KIND = "rescue-companion calibration"
 VERSION = 1
 RECALIBRATE = "run `companion calibrate` (or the calibration page on the phone) to make a new one"

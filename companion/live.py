@@ -15,10 +15,8 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Iterable
 
-import cv2
 import numpy as np
 
 from calibration.annotate import draw_readings
@@ -32,7 +30,7 @@ log = logging.getLogger(__name__)
 
 GAME_COLOURS = ("white", "black", "gray")  # the dice colours Rescue Animals knows
 UNSURE_BELOW = 0.4  # a settled die less sure than this (vote share x reader confidence) shows as unsure
-AGREE_FRAMES = 2  # frames in a row whose reading must match a seat's settled dice before they are sent  # a settled die less sure than this shows as unsure on the phones
+AGREE_FRAMES = 2  # frames in a row whose reading must match a seat's settled dice before they are sent
 CAMERA_CHECK_EVERY_S = 30.0  # how often the markers are looked for again (a moved camera)
 CARDS_EVERY_S = 1.0  # how often the display area is searched for cards
 
@@ -56,7 +54,6 @@ class SeatView:
     status: str = EMPTY
     dice: list[dict[str, Any]] = field(default_factory=list)
     sent: tuple[tuple[str, int], ...] | None = None
-    sent_at_ms: float | None = None
     note: str | None = None
     agreeing: int = 0  # frames in a row whose own reading matched the settled dice
 
@@ -71,11 +68,9 @@ class LiveTable:
 
     def __init__(self, session: Any, calibration: Calibration, camera: Any = None, *,
                  read: Callable[..., list[Any]] | None = None, profile: Any = None,
-                 settler: Settler | None = None, clock: Callable[[], float] | None = None,
-                 agree_frames: int = AGREE_FRAMES, cards: Any = None, stills: str | Path | None = None):
+                 settler: Settler | None = None, agree_frames: int = AGREE_FRAMES, cards: Any = None):
         """Wire a session, a calibration and (for `start`) a CameraThread; `read` defaults to the dice reader,
-        `cards` is a CardLibrary of taught cards (None: cards are not looked for), `stills` a folder where a
-        picture of the table is kept for every race won."""
+        `cards` is a CardLibrary of taught cards (None: cards are not looked for)."""
         if read is None:
             from vision.dice import read_dice as read
         if profile is None and calibration.colour_profile:
@@ -89,7 +84,6 @@ class LiveTable:
         self._profile = profile
         self.settler = settler or live_settler()
         self.agree_frames = agree_frames
-        self._clock = clock or (lambda: time.monotonic_ns() / 1e6)
         self._seats = {z.seat - 1: SeatView(z.seat - 1) for z in calibration.mat.seats}
         self._latest: tuple[np.ndarray, list[Any]] | None = None
         self._lock = threading.Lock()
@@ -100,12 +94,6 @@ class LiveTable:
         self.cards = cards
         self.display: list[Any] = []  # the cards seen in the display area at the last look
         self._display_before: tuple[str, ...] | None = None
-        self.stills = Path(stills) if stills is not None else None
-        self._last_race: Any = None
-        self._unsubscribe = session.subscribe(self._keep_still) if self.stills is not None else None
-        self.owns_camera = False  # True when close() should close the camera too
-        self._gray_unsubscribe: Callable[[], None] | None = None  # the simulated gray die's follower
-        self.demo_players: Any = None  # simulated players throwing the simulated dice (the demo table)
 
     # ---- one frame --------------------------------------------------------------------------
 
@@ -160,7 +148,7 @@ class LiveTable:
         except CompanionError as error:  # no game yet, seat not playing, game over: keep watching
             view.note = str(error)
             return
-        view.sent, view.sent_at_ms = dice, self._clock()
+        view.sent = dice
 
     def look_at_cards(self, image: np.ndarray) -> list[Any]:
         """Find the cards in the display area; while the session waits for the round's display and the
@@ -189,46 +177,30 @@ class LiveTable:
             raise CompanionError("there is no unknown card on display to teach: lay it in the display area.")
         return teach_card(self.cards, card_id, card_picture(latest[0], unknown[index]))
 
-    def _keep_still(self, snapshot: dict[str, Any]) -> None:
-        """After each race won, keep a picture of the table as it was (annotated) in the stills folder."""
-        race = snapshot.get("last_race")
-        if not race or race == self._last_race:
-            return
-        self._last_race = race
-        picture = self.annotated()
-        if race.get("winner") is None or picture is None or self.stills is None:
-            return
-        self.stills.mkdir(parents=True, exist_ok=True)
-        name = f"race-{snapshot.get('version', 0):06d}-seat{int(race['winner']) + 1}.jpg"
-        data = encode_jpeg(picture)
-        if data is not None:
-            (self.stills / name).write_bytes(data)
-
     # ---- what the phones ask for ------------------------------------------------------------
 
     def view(self) -> dict[str, Any]:
         """Every seat's latest reading (status, dice, unsure ones) and the camera's state, as plain values."""
         with self._lock:
             seats = [self._seats[s].to_dict() for s in sorted(self._seats)]
-        status = getattr(self.camera, "status", None)
-        with self._lock:
             display = [s.to_dict() for s in self.display]
+        status = getattr(self.camera, "status", None)
         return {"seats": seats, "camera": status, "camera_note": self.camera_note, "frames": self.frames_read,
                 "display": display, "unknown_cards": sum(1 for d in display if d["card"] is None)}
 
-    def correct(self, seat: int, dice: Iterable[dict[str, Any]], source: str = "host correction") -> dict[str, Any]:
-        """The host's correction of a seat's dice: applied and logged by the session; the camera sends that
-        seat again only when its dice change."""
-        return self.session.roll(seat, list(dice), source=source)
+    def resend(self) -> None:
+        """Send each seat's settled dice to the session again at the next agreeing frames (a new game, an undo):
+        otherwise a seat is sent only when its dice change."""
+        with self._lock:
+            for view in self._seats.values():
+                view.sent = None
 
     def annotated(self) -> np.ndarray | None:
         """The latest frame with the seat zones and every die read drawn on it (None before the first)."""
         with self._lock:
-            latest = self._latest
+            latest, cards = self._latest, list(self.display)
         if latest is None:
             return None
-        with self._lock:
-            cards = list(self.display)
         return draw_readings(latest[0], self.calibration, latest[1], cards)
 
     def zone_picture(self, seat: int, px_per_mm: float = 4.0) -> np.ndarray | None:
@@ -271,96 +243,11 @@ class LiveTable:
     def close(self) -> None:
         """Stop the background thread (safe to call twice)."""
         self._stop.set()
-        if self.demo_players is not None:
-            self.demo_players.close()
-        for attribute in ("_unsubscribe", "_gray_unsubscribe"):
-            stop = getattr(self, attribute)
-            if stop is not None:
-                stop()
-                setattr(self, attribute, None)
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None
-        if self.owns_camera and self.camera is not None:
-            self.camera.close()
 
 
 def _key(dice: Iterable[Any]) -> tuple[tuple[str, int], ...]:
     """A seat's dice of the game's colours as a sorted tuple of (colour, value), to compare readings."""
     return tuple(sorted((d.colour, int(d.value)) for d in dice if d.colour in GAME_COLOURS))
-
-
-def encode_jpeg(image: np.ndarray | None, quality: int = 80) -> bytes | None:
-    """A picture as JPEG bytes for the phones (None stays None)."""
-    if image is None:
-        return None
-    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
-    return data.tobytes() if ok else None
-
-
-CALIBRATION_FILE = "calibration.json"
-SIM_SEATS = 5  # the simulated mat has a zone for every seat the game can have
-
-
-def open_live_table(session: Any, spec: str, data_dir: str | Path, first_frame_s: float = 10.0,
-                    players: bool = False) -> LiveTable:
-    """Start the camera's live loop for `companion serve`: camera `spec` (a vision.sources spec), calibration,
-    taught cards and stills from `data_dir`. A `sim` spec shows the simulated printed mat, calibrated from its
-    first frame through its markers (with `players`, simulated players throw its dice, keeping what the
-    hints say, so a whole game plays on the simulator); any other camera needs `companion calibrate` first. Raises
-    CompanionError (CalibrationError, SourceError) with a sentence when it cannot start."""
-    from calibration.cards import card_library
-    from calibration.store import load_calibration
-    from vision.camera_thread import CameraThread
-    from vision.sources import open_source, parse_spec, resolve_auto
-
-    data = Path(data_dir)
-    spec = resolve_auto() if spec == "auto" else spec
-    follower = demo = None
-    if spec.split("?")[0] == "sim":
-        options = parse_spec(spec).options
-        camera, calibration, follower = _simulated_mat(parse_spec(spec), roll_by_itself=not players)
-        if players:
-            from calibration.demo import DemoPlayers
-
-            demo = DemoPlayers(follower.table, session, every_s=options["roll_every"] or 3.0)
-    else:
-        camera = CameraThread(open_source(spec))
-        frame = camera.wait_for_frame(timeout=first_frame_s)
-        if frame is None:
-            camera.close()
-            raise CompanionError(f"the camera {spec!r} gave no picture in {first_frame_s:.0f} s ({camera.status}); "
-                                 "check it is connected, or set [camera] source = \"sim\".")
-        try:
-            calibration = load_calibration(data / CALIBRATION_FILE, (frame.image.shape[1], frame.image.shape[0]))
-        except CompanionError:
-            camera.close()
-            raise
-    live = LiveTable(session, calibration, camera, cards=card_library(data), stills=data / "stills")
-    live.owns_camera = True
-    if follower is not None:
-        live._gray_unsubscribe = session.subscribe(follower)
-        follower(session.snapshot())
-    if demo is not None:
-        live.demo_players = demo
-        demo.start()
-    live.start()
-    return live
-
-
-def _simulated_mat(spec: Any, roll_by_itself: bool = True) -> tuple[Any, Calibration, Any]:
-    """A camera thread over the simulated printed mat (dice rolled now and then), its calibration, and the
-    follower that keeps the simulated gray die with its holder."""
-    from calibration.demo import GrayDieFollower, mat_table
-    from calibration.steps import calibrate_frame
-    from vision.camera_thread import CameraThread
-    from vision.sources import SimSource
-
-    options = spec.options
-    table, _view = mat_table(seats=SIM_SEATS, size=tuple(options["size"]), seed=options["seed"],
-                             roll_every=options["roll_every"] if roll_by_itself else 0.0, fps=options["fps"] or 15.0,
-                             lighting=options["lighting"])
-    result = calibrate_frame(table.next_frame()[0], colours=False)
-    if result.calibration is None:  # the simulator draws the mat; not finding it is a bug, said plainly
-        raise CompanionError(f"the simulated mat was not found: {result.problems[0]}")
-    return CameraThread(SimSource(spec, table=table)), result.calibration, GrayDieFollower(table)

@@ -123,27 +123,22 @@ class Session:
 
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
         """Call `callback(snapshot)` after every change; returns the function that stops it."""
-        with self._lock:
-            self._subscribers.append(callback)
-
-        def unsubscribe() -> None:
-            """Stop calling this callback."""
-            with self._lock:
-                if callback in self._subscribers:
-                    self._subscribers.remove(callback)
-
-        return unsubscribe
+        return self._listen(self._subscribers, callback)
 
     def on_claim(self, callback: ClaimListener) -> Callable[[], None]:
         """Call `callback(game_id, seq, seat)` after each accepted claim is stored; returns the stopper."""
+        return self._listen(self._claim_listeners, callback)
+
+    def _listen(self, listeners: list[Any], callback: Callable[..., None]) -> Callable[[], None]:
+        """Add `callback` to `listeners`; returns the function that takes it out again (twice is harmless)."""
         with self._lock:
-            self._claim_listeners.append(callback)
+            listeners.append(callback)
 
         def stop() -> None:
             """Stop calling this callback."""
             with self._lock:
-                if callback in self._claim_listeners:
-                    self._claim_listeners.remove(callback)
+                if callback in listeners:
+                    listeners.remove(callback)
 
         return stop
 

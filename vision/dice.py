@@ -69,6 +69,15 @@ def read_dice(image: np.ndarray, profile: ColourProfile | None = None) -> list[D
     scale = min(1.0, WORK_SIDE / max(bgr.shape[:2]))
     if scale < 1.0:
         bgr = cv2.resize(bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    faces = _top_faces(bgr)
+    if not faces:
+        return []
+    names = _colour_names(bgr, faces, profile)
+    return [_rescaled(_reading(face, name, sure), scale) for face, (name, sure) in zip(faces, names)]
+
+
+def _top_faces(bgr: np.ndarray) -> list["_Face"]:
+    """The top faces of the dice in a BGR image, in its pixels."""
     faces: list[_Face] = []
     for x, y, w, h in _regions(bgr):
         crop = bgr[y:y + h, x:x + w]
@@ -77,17 +86,19 @@ def read_dice(image: np.ndarray, profile: ColourProfile | None = None) -> list[D
         if _SCORER is not None:
             chosen = _chosen_faces(candidates, _SCORER.probability(face_features(crop, pips, candidates)))
         else:
-            chosen = _frontal_faces(pips, [f for f, ok in zip(candidates, _plain_shares(crop, candidates) >= PLAIN_SHARE)
-                                           if ok])
+            plain = _plain_shares(crop, candidates) >= PLAIN_SHARE
+            chosen = _frontal_faces(pips, [f for f, ok in zip(candidates, plain) if ok])
         faces.extend(_moved(face, x, y) for face in chosen)
-    if not faces:
-        return []
+    return faces
+
+
+def _colour_names(bgr: np.ndarray, faces: list["_Face"], profile: ColourProfile) -> list[tuple[str, float]]:
+    """Each face's colour name and its confidence, beside the table when the profile knows it."""
     tables = None
     if profile.table is not None:
         field = table_field(bgr, [(f.centre, f.size) for f in faces])
         tables = np.array([_table_at(field, bgr.shape, f.centre) for f in faces])
-    names = profile.classify_many(np.array([f.body for f in faces]), tables)
-    return [_rescaled(_reading(face, name, sure), scale) for face, (name, sure) in zip(faces, names)]
+    return profile.classify_many(np.array([f.body for f in faces]), tables)
 
 
 # The learned judge of candidate faces (None: the hand-made rules below decide).
@@ -453,8 +464,8 @@ def _lone_pips_are_dice(bgr: np.ndarray, pips: Pips, ks: np.ndarray) -> np.ndarr
     xy, r, body = pips.xy[ks], pips.radius[ks], pips.body[ks]
     tolerance = np.clip(0.3 * pips.contrast[ks], 20.0, 60.0)
     inner = sample(bgr, xy[:, None, :] + _RING16[None] * (2.5 * r + 1.5)[:, None, None])
-    # 60th percentile of 16 samples (gloss and swirls may cover a few): the 10th smallest.
-    plain = np.sort(np.linalg.norm(inner - body[:, None, :], axis=2), axis=1)[:, 9] < tolerance
+    # 85th percentile of 16 samples: the 14th smallest.
+    plain = np.sort(np.linalg.norm(inner - body[:, None, :], axis=2), axis=1)[:, 13] < tolerance
     # A one's face ends about 5 pip radii out; a dot on a wide plain surface is no die.
     rings = np.concatenate([_RING16[None] * (f * r + 2.0)[:, None, None] for f in (6.0, 7.5)], axis=1)
     outer = sample(bgr, xy[:, None, :] + rings)

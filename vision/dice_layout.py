@@ -90,14 +90,10 @@ def _best_face(xy: np.ndarray, radius: np.ndarray, weight: np.ndarray) -> FaceFi
     axes[:, 1, 1] = c * (diag[:, 0] + diag[:, 1])
     q = np.matmul(xy[None, :, :] - centre[:, None, :], axes) / step[:, None, None]
     ratio = radius[None, :] / rmean[:, None]
+    member = (np.abs(q).max(axis=2) < INSIDE) & (ratio > 1.0 / SIZE_RATIO) & (ratio < SIZE_RATIO)
     grid = np.clip(np.rint(q), -1, 1)
-    offset = np.abs(q - grid).max(axis=2)
-    # A spot off the grid (gloss, a swirl in the plastic) is left out rather than spoiling the face;
-    # the face scorer sees such strays.
-    member = ((np.abs(q).max(axis=2) < INSIDE) & (ratio > 1.0 / SIZE_RATIO) & (ratio < SIZE_RATIO)
-              & (offset <= TOLERANCE))
-    error = np.where(member, offset, 0.0)
-    good = member[np.arange(len(keep)), i] & member[np.arange(len(keep)), j]
+    error = np.where(member, np.abs(q - grid).max(axis=2), 0.0)
+    good = error.max(axis=1) <= TOLERANCE
     e1 = axes[:, :, 0]
     # Each pip's grid point as a bit (0-8); a hypothesis' bits name its layout in one lookup.
     codes = ((grid[..., 0] + 1) * 3 + (grid[..., 1] + 1)).astype(np.int64)

@@ -69,7 +69,7 @@ def load_scorer(path: Path = MODEL_PATH) -> FaceScorer | None:
         return None
 
 
-def train(features: np.ndarray, labels: np.ndarray, hidden: int = 12, steps: int = 3000, seed: int = 1,
+def train(features: np.ndarray, labels: np.ndarray, hidden: int = 24, steps: int = 3000, seed: int = 1,
           l2: float = 1e-3) -> FaceScorer:
     """Fit the network by full-batch Adam on the logistic loss (deterministic for a given seed)."""
     rng = np.random.default_rng(seed)

@@ -930,6 +930,18 @@ class SimTable:
                     self._start_roll(die, value)
                 self._thrown_at[one] = self.t
 
+    def place_lone_die(self, colour: str, seat: int | None) -> None:
+        """Make the table's only die of `colour` rest in `seat`'s zone, sized like that seat's dice; with
+        seat None (or a seat without dice) there is no die of that colour on the table."""
+        with self._lock:  # next_frame renders from the camera's thread
+            self.dice[:] = [d for d in self.dice if d.colour != colour]
+            model = next((d for d in self.dice if d.seat == seat), None)
+            if model is None:
+                return
+            die = replace(model, colour=colour, t0=-1.0, t1=-1.0)
+            die.x, die.y, die.angle = self._free_spot(die.seat, die.size, exclude=die)
+            self.dice.append(die)
+
     def seat_dice(self, seat: int) -> list[_TableDie]:
         """The dice of one seat, in a fixed order."""
         return [d for d in self.dice if d.seat == seat]

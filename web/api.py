@@ -70,10 +70,7 @@ def _press(body: dict[str, Any]) -> Any:
 def _roll(body: dict[str, Any]) -> Any:
     """The dice of one seat as tapped on a phone."""
     seat = seat_field(body)
-    dice = field(body, "dice", list)
-    if not 1 <= len(dice) <= MAX_DICE:
-        raise ApiError(400, f"a seat has 1 to {MAX_DICE} dice, not {len(dice)}.")
-    return jsonify(table().session.roll(seat, dice, source="phone"))
+    return jsonify(table().session.roll(seat, dice_field(body), source="phone"))
 
 
 def _roll_random(body: dict[str, Any]) -> Any:
@@ -92,10 +89,15 @@ def _correct(body: dict[str, Any]) -> Any:
     """The host corrects a seat's dice as read (needs the PIN); logged as a roll with source "correction"."""
     require_pin(body)
     seat = seat_field(body)
+    return jsonify(table().session.roll(seat, dice_field(body), source="correction"))
+
+
+def dice_field(body: dict[str, Any]) -> list[Any]:
+    """The body's "dice": a list of 1 to MAX_DICE dice (each die is checked by the session)."""
     dice = field(body, "dice", list)
     if not 1 <= len(dice) <= MAX_DICE:
         raise ApiError(400, f"a seat has 1 to {MAX_DICE} dice, not {len(dice)}.")
-    return jsonify(table().session.roll(seat, dice, source="correction"))
+    return dice
 
 
 def _choose(body: dict[str, Any]) -> Any:

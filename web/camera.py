@@ -23,7 +23,6 @@ from companion.errors import CompanionError
 
 log = logging.getLogger(__name__)
 
-CALIBRATION_FILE = "calibration.json"
 STILLS_FOLDER = "stills"
 PHONE_WIDTH = 960  # pictures for the phones are at most this wide (a phone screen; less to send)
 NO_CAMERA = "No camera: the phones enter the dice."
@@ -78,13 +77,14 @@ class TableCamera:
         self.live: Any = None
         self._lock = threading.RLock()
         self._calibration_jpeg: bytes | None = None
+        self._frame_jpeg: tuple[Any, bytes | None] | None = None  # (which frame, its JPEG) last sent to a phone
         self._unknown: dict[int, UnknownCard] = {}
         self._stop_stills = session.on_claim(self._keep_still) if keep_stills else None
         self._library: Any = None
         self._closed = False
         self._seen_game: Any = None
-        self._seen_gray: Any = None
         self._seen_undos: Any = None
+        self._gray_die = _gray_die_follower(sim_table)
         self._unsubscribe = session.subscribe(self._follow_game)
 
     # ---- running ----------------------------------------------------------------------------
@@ -158,12 +158,26 @@ class TableCamera:
         return message
 
     def frame_jpeg(self) -> bytes | None:
-        """The newest frame with the seat zones and the dice read drawn over it (raw when not calibrated)."""
-        picture = self.live.annotated() if self.live is not None else None
+        """The newest frame with the seat zones and the dice read drawn over it (raw when not calibrated).
+
+        Drawn and encoded once per new frame: every phone watching the live view gets the same bytes,
+        so more viewers do not take more of the Pi's time from reading the dice.
+        """
+        live = self.live
+        frame = self.camera.latest() if self.camera is not None else None
+        if live is not None and live.frames_read:
+            key = (live, live.frames_read)  # the live loop's newest frame, drawn over
+        else:
+            key = (None, getattr(frame, "index", None))  # the camera's newest frame, raw
+        cached = self._frame_jpeg
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        picture = live.annotated() if live is not None else None
         if picture is None:
-            frame = self.camera.latest() if self.camera is not None else None
             picture = None if frame is None else frame.image
-        return encode_jpeg(picture)
+        data = encode_jpeg(picture)
+        self._frame_jpeg = (key, data)
+        return data
 
     def zone_jpeg(self, seat: int) -> bytes | None:
         """A top-down picture of one seat's zone (index 0 = seat 1) from the newest frame read."""
@@ -175,35 +189,18 @@ class TableCamera:
 
     def _follow_game(self, snapshot: dict[str, Any]) -> None:
         """A new game (or an undo) gets every seat's dice as the camera sees them; the simulated gray die moves."""
-        game, gray, undos = snapshot.get("game_id"), snapshot.get("gray_holder"), snapshot.get("undos")
+        game, undos = snapshot.get("game_id"), snapshot.get("undos")
         if game != self._seen_game or undos != self._seen_undos:
             self._seen_game, self._seen_undos = game, undos
             self.resend()
-        if self.sim_table is not None and gray != self._seen_gray:
-            self._seen_gray = gray
-            self._move_sim_gray_die(gray)
+        if self._gray_die is not None:
+            self._gray_die(snapshot)
 
     def resend(self) -> None:
         """Send each seat's settled dice again at the next agreeing frames (after a new game or an undo)."""
         live = self.live
-        for view in getattr(live, "_seats", {}).values():  # the live loop sends a seat only when its dice change
-            view.sent = None
-
-    def _move_sim_gray_die(self, holder: int | None) -> None:
-        """The simulated players hand the gray die to its new holder (or put it away): one gray die on the table."""
-        import dataclasses
-
-        table = self.sim_table
-        with table._lock:  # the simulator renders from its own thread
-            table.dice[:] = [d for d in table.dice if d.colour != "gray"]
-            if holder is None or not 0 <= holder < len(table.zones):
-                return
-            template = next((d for d in table.dice if d.seat == holder), None)
-            if template is None:
-                return
-            gray = dataclasses.replace(template, colour="gray", t0=-1.0, t1=-1.0)
-            gray.x, gray.y, gray.angle = table._free_spot(holder, gray.size, exclude=gray)
-            table.dice.append(gray)
+        if live is not None:
+            live.resend()
 
     # ---- the demo: the simulator's dice ------------------------------------------------------
 
@@ -349,6 +346,15 @@ class TableCamera:
             self.session.store.add_still(game_id, seq, name)
         except Exception:  # a still is a nicety: the game goes on without it
             log.exception("could not keep the still %s", name)
+
+
+def _gray_die_follower(sim_table: Any) -> Any:
+    """The follower that keeps the simulated table's gray die with its holder (None for a real table)."""
+    if sim_table is None:
+        return None
+    from calibration.demo import GrayDieFollower
+
+    return GrayDieFollower(sim_table)
 
 
 def still_path(data_folder: str | Path, name: str) -> Path | None:

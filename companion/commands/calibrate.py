@@ -82,7 +82,9 @@ def _data_folder(args: argparse.Namespace) -> Path:
 
 def _calibration_path(args: argparse.Namespace) -> Path:
     """Where the calibration file is (or goes)."""
-    return Path(args.out) if args.out else _data_folder(args) / "calibration.json"
+    from calibration.store import CALIBRATION_FILE
+
+    return Path(args.out) if args.out else _data_folder(args) / CALIBRATION_FILE
 
 
 def grab_frame(source: str | None, image: str | None, settings_path: str | None = None) -> np.ndarray:
@@ -96,10 +98,10 @@ def grab_frame(source: str | None, image: str | None, settings_path: str | None 
 
     spec = source or load_settings(settings_path).camera.source
     if spec.split("?")[0] == "sim":  # the simulated camera looks at the simulated printed mat
-        from calibration.demo import mat_table
+        from calibration.demo import SIM_SEATS, mat_table
 
         options = parse_spec(spec).options
-        table, _view = mat_table(seats=5, size=tuple(options["size"]), seed=options["seed"],
+        table, _view = mat_table(seats=SIM_SEATS, size=tuple(options["size"]), seed=options["seed"],
                                  lighting=options["lighting"])
         return table.next_frame()[0]
     frame = None
@@ -123,8 +125,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     out = _calibration_path(args)
     picture = Path(args.annotate) if args.annotate else out.with_suffix(".png")
     learned = result.colours.samples if result.colours else None
-    picture.parent.mkdir(parents=True, exist_ok=True)
-    cv2.imwrite(str(picture), draw_calibration(frame, result.calibration, result.problems, learned))
+    _write_picture(picture, draw_calibration(frame, result.calibration, result.problems, learned))
     for check in result.checks:
         print(f"{check.name}: {'ok' if check.ok else 'FIX'} - {check.message}")
     for note in result.notes:
@@ -133,7 +134,11 @@ def _calibrate(args: argparse.Namespace) -> int:
         print(f"not calibrated: {result.problems[0]}", file=sys.stderr)
         print(f"see {picture}", file=sys.stderr)
         return 1
-    save_calibration(result.calibration, out)
+    try:
+        save_calibration(result.calibration, out)
+    except OSError as error:
+        raise CompanionError(f"cannot write the calibration file {out} ({error.strerror or error}); "
+                             "pass --out with a writable place.") from None
     mat = result.calibration.mat
     print(f"found the {len(mat.seats)}-seat {mat.paper} mat; wrote {out} and the picture {picture}.")
     for problem in result.problems:
@@ -142,6 +147,18 @@ def _calibrate(args: argparse.Namespace) -> int:
         print("Fix the above and run `companion calibrate` again for the best readings.", file=sys.stderr)
         return 1
     return 0
+
+
+def _write_picture(path: Path, image: np.ndarray) -> None:
+    """Write a PNG/JPEG picture, making its folder; a place that cannot be written is said in a sentence."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        written = cv2.imwrite(str(path), image)
+    except (OSError, cv2.error) as error:
+        why = getattr(error, "strerror", None) or "not a picture file name: use .png or .jpg"
+        raise CompanionError(f"cannot write the picture {path} ({why}); pass --annotate with a writable .png file.") from None
+    if not written:
+        raise CompanionError(f"cannot write the picture {path}; pass --annotate with a writable .png file.")
 
 
 def _check(args: argparse.Namespace) -> int:

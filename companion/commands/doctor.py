@@ -206,14 +206,12 @@ def _gpio_fix() -> str:
 
 def check_calibration(data_path: Path) -> Check:
     """Load the calibration file, or say that the table is not calibrated yet."""
-    path = data_path / "calibration.json"
+    from calibration.store import CALIBRATION_FILE, load_calibration
+
+    path = data_path / CALIBRATION_FILE
     if not path.exists():
         return Check("calibration", "warn", f"not calibrated yet (no {path})",
                      "print the mat and run `companion calibrate` (dice can be tapped on the phones until then)")
-    try:
-        from calibration.store import load_calibration
-    except ImportError:
-        return Check("calibration", "warn", f"{path} exists, but this install cannot read calibrations")
     try:
         load_calibration(path)
     except (CompanionError, ValueError, OSError) as error:

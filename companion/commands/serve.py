@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import errno
 import logging
 import os
 import secrets
@@ -124,9 +125,9 @@ def open_table(settings: Settings) -> TableServer:
 
 # ---- the camera ------------------------------------------------------------------------------
 
-# The simulated table serve plays on when there is no camera: the printed mat with five seats, each
-# with four white dice and a black one; smaller frames than a Pi camera's so that a laptop keeps up.
-SIM_SEATS = 5
+# The simulated table serve plays on when there is no camera: the printed mat with a zone for every seat
+# (calibration.demo.SIM_SEATS), each with four white dice and a black one; smaller frames than a Pi
+# camera's so that a laptop keeps up.
 SIM_SIZE = (1280, 720)
 SIM_FPS = 10.0
 FIRST_FRAME_S = 8.0  # how long serve waits for a real camera's first picture (to check the calibration)
@@ -155,17 +156,17 @@ def attach_camera(session: Session, settings: Settings, data: Path) -> Any:
         _say(f"The camera could not be opened: {error}. The phones enter the dice; fix the camera and restart, "
              f"or pass --source.")
     except Exception as error:  # a camera driver may fail in any way; the table still plays by phone
-        log.exception("the camera could not be opened")
+        log.debug("the camera could not be opened", exc_info=True)  # the details, for a debug log; the user gets:
         _say(f"The camera {spec!r} could not be opened ({type(error).__name__}: {error}). The phones enter the dice.")
     return None
 
 
 def _real_camera(session: Session, spec: str, data: Path) -> Any:
     """A real camera with the calibration file of the data folder (checked against the camera's picture size)."""
-    from calibration.store import load_calibration
+    from calibration.store import CALIBRATION_FILE, load_calibration
     from vision.camera_thread import CameraThread
     from vision.sources import open_source
-    from web.camera import CALIBRATION_FILE, TableCamera, wait_until
+    from web.camera import TableCamera, wait_until
 
     camera = CameraThread(open_source(spec))
     wait_until(lambda: camera.latest() is not None, FIRST_FRAME_S)
@@ -188,7 +189,7 @@ def _real_camera(session: Session, spec: str, data: Path) -> Any:
 
 def _simulated_camera(session: Session, parsed: Any, data: Path) -> Any:
     """The simulator's printed mat, calibrated from its own first frame; its dice reach the game only as pictures."""
-    from calibration.demo import mat_table
+    from calibration.demo import SIM_SEATS, mat_table
     from calibration.steps import calibrate_frame
     from vision.camera_thread import CameraThread
     from vision.sources import sim_source
@@ -270,6 +271,18 @@ def camera_line(table: TableServer) -> str:
     return f"Camera: {where}. {status['message']} Live view: {table.url}camera"
 
 
+def listen_problem(settings: Settings, error: Exception) -> str:
+    """Why the server cannot listen on the settings' host and port, and what to do, in a sentence."""
+    host, port = settings.server.host, settings.server.port
+    if getattr(error, "errno", None) == errno.EADDRINUSE:
+        return f"cannot listen on port {port}: another program uses it, so pass --port with another number."
+    if getattr(error, "errno", None) == errno.EACCES:
+        return f"cannot listen on port {port}: ports below 1024 need root; pass --port 8000 (or another above 1024)."
+    why = getattr(error, "strerror", None) or str(error)
+    return (f"cannot listen on {host}:{port} ({why}); pass --host 0.0.0.0 (every network) or an address of "
+            f"this machine.")
+
+
 def serve(table: TableServer, settings: Settings) -> int:
     """Run waitress until Ctrl-C or SIGTERM; print the address, the QR code and the PIN first."""
     from waitress.server import create_server
@@ -282,9 +295,8 @@ def serve(table: TableServer, settings: Settings) -> int:
             channel_timeout=60, connection_limit=max(100, settings.server.threads * 2),
             ident="rescue-companion",
         )
-    except OSError as error:
-        print(f"companion serve: cannot listen on port {settings.server.port} ({error.strerror}); "
-              f"another program uses it, so pass --port with another number.", file=sys.stderr)
+    except (OSError, ValueError) as error:  # waitress raises ValueError for a host that is no address
+        print(f"companion serve: {listen_problem(settings, error)}", file=sys.stderr)
         return 2
 
     def stop(signum: int, frame: Any) -> None:

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from calibration.mat import MatGeometry, mat_geometry, render_mat
+from tests.support import ManualTime, close_session, draw_card, open_session
 from vision.simulator import LIGHTINGS, DieSpec, Lighting, Scene, render_table
 
 PX_PER_MM = 4.0  # resolution the mat picture is drawn at before it is "photographed"
@@ -84,27 +85,6 @@ def _lay_cards(picture: np.ndarray, cards: Sequence[tuple[np.ndarray, float, flo
     return lay_cards(picture, cards, PX_PER_MM)
 
 
-def draw_card(index: int, dice: Sequence[tuple[str, int]] = (("B", 2), ("W", 3), ("W", 6))) -> np.ndarray:
-    """A made-up card (300x420): coloured frame, name, a random drawing seeded by index, dice symbols."""
-    rng = np.random.default_rng(500 + index)
-    card = np.full((420, 300, 3), (235, 240, 242), np.uint8)
-    cv2.rectangle(card, (0, 0), (299, 419), tuple(int(v) for v in rng.integers(20, 200, 3)), 18)
-    cv2.putText(card, f"Animal {index}", (24, 50), cv2.FONT_HERSHEY_DUPLEX, 0.8, (20, 20, 20), 2, cv2.LINE_AA)
-    art = card[70:300, 20:280]
-    art[:] = rng.integers(150, 230, 3)
-    for _ in range(40):
-        centre = (int(rng.integers(0, 260)), int(rng.integers(0, 230)))
-        cv2.circle(art, centre, int(rng.integers(4, 28)), tuple(int(v) for v in rng.integers(20, 220, 3)), -1)
-    for k, (letter, value) in enumerate(dice):
-        x0 = 30 + 66 * k
-        body, pip = ((30, 30, 30), (240, 240, 240)) if letter == "B" else ((245, 245, 245), (20, 20, 20))
-        cv2.rectangle(card, (x0, 320), (x0 + 56, 376), body, cv2.FILLED)
-        cv2.rectangle(card, (x0, 320), (x0 + 56, 376), (0, 0, 0), 2)
-        for p in range(value):
-            cv2.circle(card, (x0 + 10 + 9 * p, 348), 4, pip, cv2.FILLED)
-    return card
-
-
 def _add_glare(image: np.ndarray, photo: Photo, glare: tuple[float, float, float]) -> np.ndarray:
     """Add a lamp's reflection: a saturated white disc with a soft rim at (x, y) mm of radius r mm."""
     x, y, radius = glare
@@ -150,49 +130,6 @@ def card_drawing() -> Callable[..., np.ndarray]:
 # ---- the live table: a hand-driven clock, a session with a game, the simulated mat table -------------
 
 
-@dataclass
-class Job:
-    """One scheduled call of the session's timer."""
-
-    due_ms: float
-    callback: Callable[[], None]
-    cancelled: bool = False
-
-    def cancel(self) -> None:
-        """Call it off."""
-        self.cancelled = True
-
-
-class ManualTime:
-    """A clock and a scheduler that move only when the test says so (the session's race window, countdown)."""
-
-    def __init__(self) -> None:
-        """Start at 1 s."""
-        self.now_ms = 1000.0
-        self.jobs: list[Job] = []
-
-    def clock(self) -> float:
-        """The current time in ms."""
-        return self.now_ms
-
-    def schedule(self, delay_s: float, callback: Callable[[], None]) -> Job:
-        """Remember `callback` for `delay_s` from now."""
-        job = Job(self.now_ms + delay_s * 1000, callback)
-        self.jobs.append(job)
-        return job
-
-    def advance_to(self, target_ms: float) -> None:
-        """Move the clock on to `target_ms`, running every job that fell due, in time order."""
-        while True:
-            due = sorted((j for j in self.jobs if not j.cancelled and j.due_ms <= target_ms), key=lambda j: j.due_ms)
-            if not due:
-                break
-            self.jobs.remove(due[0])
-            self.now_ms = max(self.now_ms, due[0].due_ms)
-            due[0].callback()
-        self.now_ms = max(self.now_ms, target_ms)
-
-
 class TruthReader:
     """Reads a simulated frame by its truth (for tests of the live glue, apart from the reader's accuracy):
     each die at its centre, with its face; a rolling die is blurred, so it reads less sure."""
@@ -220,18 +157,10 @@ def manual() -> ManualTime:
 @pytest.fixture
 def game(tmp_path, manual):
     """A 3-player demo game (Leader seat 0) over a fresh event store, with the manual clock."""
-    from companion.session import Session
-    from companion.settings import RaceSettings, Settings
-    from companion.store import EventStore
-
-    store = EventStore(tmp_path / "companion.sqlite3")
-    settings = Settings(race=RaceSettings(tie_window_ms=30.0, countdown_ms=3000.0))
-    session = Session(store, settings, catalogue_path=tmp_path / "rescue-animals.toml", schedule=manual.schedule,
-                      clock=manual.clock, seed=7)
+    session = open_session(tmp_path, manual, seed=7)
     session.start(["Ana", "Ben", "Cy"], leader=0, demo=True, seed=5)
     yield session
-    session.close()
-    store.close()
+    close_session(session)
 
 
 @pytest.fixture

@@ -184,3 +184,21 @@ def test_command_with_a_missing_picture_says_so(tmp_path, capsys) -> None:
 
     assert main(["calibrate", "--image", str(tmp_path / "nope.png"), "--out", str(tmp_path / "c.json")]) == 2
     assert "is not a picture that can be read" in capsys.readouterr().err
+
+
+def test_command_with_nowhere_to_write_says_so(calibrated_photo, tmp_path, capsys) -> None:
+    """A calibration file or picture that cannot be written (its folder is a file): exit 2 and a sentence."""
+    from companion.cli import main
+
+    picture = tmp_path / "frame.png"
+    cv2.imwrite(str(picture), calibrated_photo.image)
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file", encoding="utf-8")
+    assert main(["calibrate", "--image", str(picture), "--out", str(blocker / "cal.json")]) == 2
+    assert "cannot write the picture" in capsys.readouterr().err
+    assert main(["calibrate", "--image", str(picture), "--out", str(blocker / "cal.json"),
+                 "--annotate", str(tmp_path / "cal.png")]) == 2
+    assert "cannot write the calibration file" in capsys.readouterr().err
+    assert main(["calibrate", "--image", str(picture), "--out", str(tmp_path / "cal.json"),
+                 "--annotate", str(tmp_path / "cal.xyz")]) == 2
+    assert "not a picture file name" in capsys.readouterr().err

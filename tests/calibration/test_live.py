@@ -29,7 +29,7 @@ def rig(game, manual, truth_reader):
     first, truth = table.next_frame()
     result = calibrate_frame(first, colours=False)
     assert result.calibration is not None, result.problems
-    live = LiveTable(game, result.calibration, read=truth_reader, clock=manual.clock)
+    live = LiveTable(game, result.calibration, read=truth_reader)
     calls: list[tuple[int, tuple, str, dict]] = []
     original = game.roll
 
@@ -169,7 +169,7 @@ def test_a_host_correction_is_logged_and_not_overwritten(rig) -> None:
     rig.table.roll(0, values=[2, 2, 3, 4, 5])
     rig.until_still(0)
     corrected = [{"colour": "white", "value": v} for v in (6, 6, 6, 6)] + [{"colour": "black", "value": 6}]
-    rig.live.correct(0, corrected)
+    rig.session.roll(0, corrected, source="host correction")  # as the camera page's correction does
     rig.frames(10)
     assert _seat_dice(rig.session, 0) == Counter({("white", 6): 4, ("black", 6): 1})
     assert [c[2] for c in rig.calls[before:] if c[0] == 0] == ["camera", "host correction"]
@@ -277,36 +277,14 @@ def test_teaching_with_no_unknown_card_says_so(game, truth_reader, rig) -> None:
         rig.live.teach_unknown("x")
 
 
-def test_a_still_is_kept_for_every_race_won(tmp_path, rig, manual) -> None:
-    """With a stills folder, each race won leaves a picture of the table."""
-    live = LiveTable(rig.session, rig.live.calibration, read=rig.live._read, clock=manual.clock,
-                     stills=tmp_path / "stills")
-    rig.live = live
-    values = _throw(rig.session, meets=0)
-    rig.table.roll(0, values=values)
-    image, truth = rig.table.next_frame()
-    rig.live._read.truth = truth
-    live.process(image, START_MS + truth["t_ms"])
-    for _ in range(60):
-        image, truth = rig.table.next_frame()
-        rig.live._read.truth = truth
-        live.process(image, START_MS + truth["t_ms"])
-        manual.advance_to(START_MS + truth["t_ms"])
-        if Counter((d["colour"], d["value"]) for d in rig.session.snapshot()["seats"][0]["dice"]) == _as_dice(values):
-            break
-    t = START_MS + truth["t_ms"]
-    assert rig.session.press(0, t).accepted
-    manual.advance_to(t + 100)
-    live.close()
-    stills = list((tmp_path / "stills").glob("race-*-seat1.jpg"))
-    assert len(stills) == 1 and stills[0].stat().st_size > 10_000
+def test_serve_opens_the_simulated_mat_and_reads_it_live(tmp_path, game) -> None:
+    """`companion serve` on the "sim" camera: the simulated 5-seat mat, calibrated by its markers, read live."""
+    from companion.commands.serve import attach_camera
+    from companion.settings import CameraSettings, Settings
 
-
-def test_serve_can_open_the_simulated_mat(tmp_path, game) -> None:
-    """`open_live_table(session, "sim", ...)`: the simulated mat, calibrated by its markers, read live."""
-    from companion.live import open_live_table
-
-    live = open_live_table(game, "sim?size=960x540&fps=15&roll_every=0", tmp_path)
+    settings = Settings(camera=CameraSettings(source="sim?size=960x540&fps=15"))
+    camera = attach_camera(game, settings, tmp_path)
+    live = camera.live
     try:
         deadline = time.monotonic() + 20
         while live.frames_read < 2 and time.monotonic() < deadline:
@@ -314,7 +292,7 @@ def test_serve_can_open_the_simulated_mat(tmp_path, game) -> None:
         assert live.frames_read >= 2
         assert len(live.calibration.mat.seats) == 5
     finally:
-        live.close()
+        camera.close()
     frames = live.frames_read
     time.sleep(0.3)
     assert live.frames_read == frames  # closed: the loop and its camera have stopped
@@ -324,18 +302,22 @@ def test_a_real_camera_without_calibration_is_told_to_calibrate(tmp_path, game, 
     """A camera (here a folder of pictures) and no calibration file: the calibrate command is named."""
     import cv2
 
-    from companion.errors import CalibrationError
-    from companion.live import open_live_table
+    from companion.commands.serve import attach_camera
+    from companion.settings import CameraSettings, Settings
 
     folder = tmp_path / "frames"
     folder.mkdir()
     cv2.imwrite(str(folder / "0001.png"), photo_of().image)
-    with pytest.raises(CalibrationError, match="no calibration file yet; run `companion calibrate`"):
-        open_live_table(game, f"folder:{folder}?loop=1", tmp_path)
+    camera = attach_camera(game, Settings(camera=CameraSettings(source=f"folder:{folder}?loop=1")), tmp_path)
+    try:
+        assert camera.live is None
+        assert "no calibration file yet; run `companion calibrate`" in camera.status()["message"]
+    finally:
+        camera.close()
 
 
 def test_the_simulated_gray_die_follows_its_holder() -> None:
-    """Demo table: the gray die appears with the first holder and is thrown into each new holder's zone."""
+    """Demo table: the gray die appears with the first holder, moves to each new holder, and goes at a new game."""
     from calibration.demo import GrayDieFollower
 
     table, view = mat_table(seats=3, size=FRAME, seed=1)
@@ -350,17 +332,5 @@ def test_the_simulated_gray_die_follows_its_holder() -> None:
         x1, y1, x2, y2 = view.seat_rects()[holder]
         assert len(grays) == 1 and grays[0]["seat"] == holder and not grays[0]["rolling"]
         assert x1 <= grays[0]["centre"][0] <= x2 and y1 <= grays[0]["centre"][1] <= y2
-
-
-def test_demo_players_set_aside_the_dice_the_hint_keeps(game) -> None:
-    """The simulated players keep the simulated dice whose faces the nearest card's hint keeps."""
-    from calibration.demo import DemoPlayers
-
-    table, _view = mat_table(seats=3, size=FRAME, seed=1)
-    dice = table.seat_dice(0)
-    seat = {"seat": 0, "dice": [{"colour": d.colour, "value": d.value} for d in reversed(dice)],
-            "hints": {"far": {"missing": 3, "keep": [0]}, "near": {"missing": 1, "keep": [0, 1]}}}
-    kept = DemoPlayers(table, game).keep(seat)
-    assert sorted((dice[i].colour, dice[i].value) for i in kept) == sorted(
-        (d.colour, d.value) for d in list(reversed(dice))[:2])
-    assert DemoPlayers(table, game).keep({"seat": 0, "dice": [], "hints": {}}) == []
+    follower({"gray_holder": None})  # a new game: nobody holds the gray die
+    assert not any(d.colour == "gray" for d in table.dice)

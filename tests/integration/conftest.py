@@ -3,27 +3,12 @@
 from __future__ import annotations
 
 import random
-import time
 from collections import Counter
 
 import pytest
 
-from companion.commands import serve
 from companion.dice_requirements import Die, match
-from companion.settings import CameraSettings, RaceSettings, SeatPins, ServerSettings, Settings
-
-PIN = "2468"
-
-
-def wait_for(check, timeout: float = 30.0, what: str = "the table"):
-    """Poll `check()` until it gives something true; return that."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+from tests.support import PIN, OpenedTables, demo_settings, wait_for
 
 
 def throw_meeting(display: list[dict], card_index: int, seed: int, gray: bool = False) -> list[int]:
@@ -73,7 +58,7 @@ def helpers():
 @pytest.fixture
 def open_sim_table(tmp_path):
     """Open `companion serve`'s table on the simulated 3-seat mat (camera, live loop, mock pins); closed after."""
-    opened = []
+    tables = OpenedTables()
 
     def open_one(before=None):
         """Open it (calling `before(data_folder)` first, e.g. to put a catalogue there)."""
@@ -81,13 +66,7 @@ def open_sim_table(tmp_path):
         data.mkdir(exist_ok=True)
         if before is not None:
             before(data)
-        settings = Settings(data_dir=str(data), race=RaceSettings(countdown_ms=300.0, tie_window_ms=30.0),
-                            server=ServerSettings(pin=PIN), camera=CameraSettings(source="sim?seats=3&seed=11"),
-                            pins=SeatPins(pin_factory="mock"))
-        table = serve.open_table(settings)
-        opened.append(table)
-        return table
+        return tables.open(demo_settings(data, "sim?seats=3&seed=11", countdown_ms=300.0))
 
     yield open_one
-    for table in opened:
-        table.close()
+    tables.close()

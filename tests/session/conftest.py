@@ -3,67 +3,12 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
-from typing import Callable
 
 import pytest
 
 from companion.dice_requirements import Die, match
 from companion.session import Session
-from companion.settings import RaceSettings, Settings
-from companion.store import EventStore
-
-
-@dataclass
-class Job:
-    """One scheduled call."""
-
-    due_ms: float
-    callback: Callable[[], None]
-    cancelled: bool = False
-
-    def cancel(self) -> None:
-        """Call it off."""
-        self.cancelled = True
-
-
-@dataclass
-class ManualTime:
-    """A clock and a scheduler that only move when the test says so."""
-
-    now_ms: float = 1000.0
-    jobs: list[Job] = field(default_factory=list)
-
-    def clock(self) -> float:
-        """The current time in ms."""
-        return self.now_ms
-
-    def schedule(self, delay_s: float, callback: Callable[[], None]) -> Job:
-        """Remember `callback` for `delay_s` from now."""
-        job = Job(self.now_ms + delay_s * 1000, callback)
-        self.jobs.append(job)
-        return job
-
-    def advance(self, ms: float) -> None:
-        """Move the clock on and run every job that fell due (in time order)."""
-        target = self.now_ms + ms
-        while True:
-            due = sorted((j for j in self.jobs if not j.cancelled and j.due_ms <= target), key=lambda j: j.due_ms)
-            if not due:
-                break
-            job = due[0]
-            self.jobs.remove(job)
-            self.now_ms = max(self.now_ms, job.due_ms)
-            job.callback()
-        self.now_ms = target
-
-    @property
-    def pending(self) -> list[Job]:
-        """The jobs still waiting."""
-        return [j for j in self.jobs if not j.cancelled]
-
-
-SETTINGS = Settings(race=RaceSettings(tie_window_ms=30.0, countdown_ms=3000.0))
+from tests.support import ManualTime, close_session, open_session
 
 
 @pytest.fixture
@@ -81,20 +26,17 @@ def store_path(tmp_path):
 @pytest.fixture
 def make_session(store_path, manual):
     """Open a session over the test's store file (call again to 'restart' the companion)."""
-    opened: list[tuple[Session, EventStore]] = []
+    opened: list[Session] = []
 
     def make(path=None) -> Session:
         """A session over a fresh connection to the store."""
-        store = EventStore(path or store_path)
-        session = Session(store, SETTINGS, catalogue_path=store_path.parent / "rescue-animals.toml",
-                          schedule=manual.schedule, clock=manual.clock, seed=7)
-        opened.append((session, store))
+        session = open_session(store_path.parent, manual, seed=7, store_path=path or store_path)
+        opened.append(session)
         return session
 
     yield make
-    for session, store in opened:
-        session.close()
-        store.close()
+    for session in opened:
+        close_session(session)
 
 
 @pytest.fixture

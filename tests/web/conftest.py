@@ -2,60 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable
-
 import pytest
 
-from companion.session import Session
-from companion.settings import RaceSettings, Settings
-from companion.store import EventStore
+from tests.support import PIN, ManualTime, close_session, free_port, open_session
 from web import create_app
-
-PIN = "2468"
-
-
-@dataclass
-class Job:
-    """One scheduled call."""
-
-    due_ms: float
-    callback: Callable[[], None]
-    cancelled: bool = False
-
-    def cancel(self) -> None:
-        """Call it off."""
-        self.cancelled = True
-
-
-@dataclass
-class ManualTime:
-    """A clock and a scheduler that move only when the test says so."""
-
-    now_ms: float = 1000.0
-    jobs: list[Job] = field(default_factory=list)
-
-    def clock(self) -> float:
-        """The current time in ms."""
-        return self.now_ms
-
-    def schedule(self, delay_s: float, callback: Callable[[], None]) -> Job:
-        """Remember `callback` for `delay_s` from now."""
-        job = Job(self.now_ms + delay_s * 1000, callback)
-        self.jobs.append(job)
-        return job
-
-    def advance(self, ms: float) -> None:
-        """Move the clock on, running every job that falls due, in time order."""
-        target = self.now_ms + ms
-        while True:
-            due = sorted((j for j in self.jobs if not j.cancelled and j.due_ms <= target), key=lambda j: j.due_ms)
-            if not due:
-                break
-            self.jobs.remove(due[0])
-            self.now_ms = max(self.now_ms, due[0].due_ms)
-            due[0].callback()
-        self.now_ms = target
 
 
 @pytest.fixture
@@ -67,13 +17,9 @@ def manual():
 @pytest.fixture
 def session(tmp_path, manual):
     """A session over a store on disk, no game yet."""
-    store = EventStore(tmp_path / "companion.sqlite3")
-    settings = Settings(race=RaceSettings(tie_window_ms=30.0, countdown_ms=3000.0))
-    session = Session(store, settings, catalogue_path=tmp_path / "rescue-animals.toml",
-                      schedule=manual.schedule, clock=manual.clock, seed=3)
+    session = open_session(tmp_path, manual, seed=3)
     yield session
-    session.close()
-    store.close()
+    close_session(session)
 
 
 @pytest.fixture
@@ -102,7 +48,6 @@ def started(client, manual):
 import json as _json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -123,13 +68,6 @@ threads = 48
 [camera]
 source = "{{source}}"
 """
-
-
-def free_port() -> int:
-    """A TCP port nobody listens on now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class ServerProcess:

@@ -15,10 +15,10 @@ import pytest
 from calibration.demo import mat_table
 from calibration.mat import mat_geometry, render_mat
 from calibration.steps import calibrate_frame
+from tests.support import PIN, draw_card, wait_for
 from vision.camera_thread import Frame
 from web.camera import TableCamera
 
-PIN = "2468"
 SIZE = (1280, 720)
 
 
@@ -48,17 +48,6 @@ class StillCamera:
     def close(self) -> None:
         """Stop."""
         self.closed = True
-
-
-def wait_for(check, timeout: float = 15.0):
-    """Poll `check()` until it gives something true; return that."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError("timed out")
 
 
 @pytest.fixture(scope="module")
@@ -210,6 +199,26 @@ def test_an_uncalibrated_camera_says_the_phones_enter_the_dice(app, session, mat
         camera.close()
 
 
+def test_the_live_view_is_encoded_once_per_frame_however_many_phones_watch(session, mat_frame, tmp_path,
+                                                                           monkeypatch) -> None:
+    """Many phones asking for the same frame get the same JPEG, encoded once; a new frame is encoded anew."""
+    import web.camera
+
+    image, _calibration = mat_frame
+    still = StillCamera(image)
+    camera = TableCamera(session, still, tmp_path, keep_stills=False)
+    encoded = []
+    original = web.camera.encode_jpeg
+    monkeypatch.setattr(web.camera, "encode_jpeg", lambda picture, **kw: encoded.append(1) or original(picture, **kw))
+    try:
+        first = [camera.frame_jpeg() for _ in range(5)]
+        assert len(encoded) == 1 and first[0] and all(data is first[0] for data in first)
+        still.frame = Frame(image, time.monotonic_ns() / 1e6, still.frame.index + 1)
+        assert camera.frame_jpeg() and len(encoded) == 2
+    finally:
+        camera.close()
+
+
 def test_roll_for_me_throws_the_simulated_seats_dice(app, session, manual) -> None:
     """On the simulator, Roll for me throws the seat's simulated dice (they reach the game only as pictures)."""
     sim, _view = mat_table(seats=3, size=SIZE, seed=3)
@@ -251,32 +260,11 @@ def test_the_simulated_gray_die_follows_its_holder(session, manual) -> None:
 # ---- teaching a card -----------------------------------------------------------------------------
 
 
-def draw_card(seed: int) -> np.ndarray:
-    """A made-up card (300x420): a coloured frame, a name, a random drawing, three dice (B2 W3 W6) printed on it."""
-    rng = np.random.default_rng(seed)
-    card = np.full((420, 300, 3), (235, 240, 242), np.uint8)
-    cv2.rectangle(card, (0, 0), (299, 419), tuple(int(v) for v in rng.integers(20, 200, 3)), 18)
-    cv2.putText(card, f"Animal {seed}", (24, 50), cv2.FONT_HERSHEY_DUPLEX, 0.8, (20, 20, 20), 2, cv2.LINE_AA)
-    art = card[70:300, 20:280]
-    art[:] = rng.integers(150, 230, 3)
-    for _ in range(40):
-        centre = (int(rng.integers(0, 260)), int(rng.integers(0, 230)))
-        cv2.circle(art, centre, int(rng.integers(4, 28)), tuple(int(v) for v in rng.integers(20, 220, 3)), -1)
-    for k, (black, value) in enumerate(((True, 2), (False, 3), (False, 6))):
-        x0 = 30 + 66 * k
-        body, pip = ((30, 30, 30), (240, 240, 240)) if black else ((245, 245, 245), (20, 20, 20))
-        cv2.rectangle(card, (x0, 320), (x0 + 56, 376), body, cv2.FILLED)
-        cv2.rectangle(card, (x0, 320), (x0 + 56, 376), (0, 0, 0), 2)
-        for p in range(value):
-            cv2.circle(card, (x0 + 10 + 9 * p, 348), 4, pip, cv2.FILLED)
-    return card
-
-
 def mat_with_card(px_per_mm: float = 3.0) -> np.ndarray:
     """The 3-seat mat seen straight from above with one unknown card in the display area."""
     geometry = mat_geometry(3)
     picture = render_mat(geometry, px_per_mm)
-    card = cv2.resize(draw_card(7), (round(63 * px_per_mm), round(88 * px_per_mm)), interpolation=cv2.INTER_AREA)
+    card = cv2.resize(draw_card(7, seed=7), (round(63 * px_per_mm), round(88 * px_per_mm)), interpolation=cv2.INTER_AREA)
     display = geometry.display
     x = round((display.x + display.w / 2) * px_per_mm - card.shape[1] / 2)
     y = round((display.y + display.h / 3) * px_per_mm - card.shape[0] / 2)
