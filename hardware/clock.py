@@ -32,13 +32,15 @@ def edge_time(ticks: Any, factory: Any, now_ms: float | None = None) -> EdgeTime
     (it may be CLOCK_REALTIME while `ticks()` is monotonic). So the age of the edge is measured
     against each candidate clock, and the first one that gives a believable age is used.
     """
-    now = session_now_ms() if now_ms is None else now_ms
     if ticks is None:
-        return EdgeTime(now, "callback")
+        return EdgeTime(session_now_ms() if now_ms is None else now_ms, "callback")
     for clock, age_s in _edge_ages(ticks, factory):
+        # Read the session clock right after the candidate clock, so that a thread switch
+        # between the two reads (under load) cannot shift the edge.
+        now = session_now_ms() if now_ms is None else now_ms
         if age_s is not None and -0.001 <= age_s <= MAX_EDGE_AGE_S:
             return EdgeTime(now - max(age_s, 0.0) * 1000.0, clock)
-    return EdgeTime(now, "callback")
+    return EdgeTime(session_now_ms() if now_ms is None else now_ms, "callback")
 
 
 def _edge_ages(ticks: Any, factory: Any) -> Iterator[tuple[str, float | None]]:
