@@ -84,15 +84,18 @@ def learn_colours(image: np.ndarray, calibration: Calibration) -> ColourShot:
     """Read the dice on the colour squares and learn a colour profile from them."""
     try:
         from vision.colour import learn
-        from vision.dice import read_dice
+        from vision.dice import die_colours, read_dice
     except ImportError:
         return ColourShot(None, messages=("the dice reader is not installed, so the colour profile was not learned.",))
     readings = read_dice(image)
     samples: dict[str, tuple[float, float, float]] = {}
+    tables: list[np.ndarray] = []
     for square in calibration.mat.squares:
         die = die_on_square(readings, calibration, square)
         if die is not None:
             colour = body_colour(image, die.x, die.y, die.size, die.angle)
+            # The mat beside each die: the profile then follows later changes of light (vision/colour.py).
+            tables.append(die_colours(image, die, readings)[1])
         else:
             colour = square_body_colour(image, calibration, square)
         if colour is not None:
@@ -102,7 +105,7 @@ def learn_colours(image: np.ndarray, calibration: Calibration) -> ColourShot:
         return ColourShot(None, {}, missing, (
             "no dice found on the colour squares: put one die of each colour your game uses on its square "
             "(pips up) and calibrate again; until then the built-in colours are used.",))
-    profile = learn(samples)
+    profile = learn(samples, table=np.array(tables) if tables else None)
     return ColourShot(profile.to_dict(), samples, missing, tuple(_shot_messages(samples, missing)))
 
 

@@ -13,7 +13,11 @@ How it reads (pip-first, so it works for any body colour with contrasting pips):
 5. a small learned scorer (vision/dice_scorer.py, vision/models/dice_faces.json) judges each
    candidate face (side faces seen at an angle, clutter, mixed-up groups score low); the best
    candidates win over the ones they overlap. Without the model file, hand-made rules decide;
-6. the body colour around the pips is named by the colour profile, compared with the table
+6. body-first (vision/dice_bodies.py): die bodies that differ from the table's local colour and are
+   about the size of the faces read so far, but hold no chosen face, are read on their own (pips
+   of whichever colour separate best from that body, fitted to a real layout); a face read as a
+   two or three whose body shows more pips is raised (a six split into a three and a two);
+7. the body colour around the pips is named by the colour profile, compared with the table
    beside the die when the profile knows the table's colour (vision/colour.py).
 """
 
@@ -25,6 +29,7 @@ import cv2
 import numpy as np
 
 from vision.colour import ColourProfile, default_profile
+from vision.dice_bodies import find_bodies
 from vision.dice_layout import HALF_SIDE, TOLERANCE, fit_faces
 from vision.dice_pips import Pips, find_pips, sample, spot_map
 from vision.dice_scorer import load_scorer
@@ -88,8 +93,35 @@ def _top_faces(bgr: np.ndarray) -> list["_Face"]:
         else:
             plain = _plain_shares(crop, candidates) >= PLAIN_SHARE
             chosen = _frontal_faces(pips, [f for f, ok in zip(candidates, plain) if ok])
+        if BODY_FIRST and (w, h) == bgr.shape[1::-1]:
+            # Only a whole image shows enough table around the dice to tell a body from the table.
+            chosen = _body_faces(crop, chosen)
         faces.extend(_moved(face, x, y) for face in chosen)
     return faces
+
+
+# Also look for die bodies that no pip-first face covers, and for pips that a face missed (faint
+# pips: red on black, swirls, gloss).
+BODY_FIRST = True
+# How sure the reader is of a die found by its body (its pips formed a real layout in its square).
+BODY_CERTAINTY = 0.5
+
+
+def _body_faces(bgr: np.ndarray, chosen: list["_Face"]) -> list["_Face"]:
+    """The chosen faces, with a higher value where their die's body shows more pips, and the faces
+    of the die bodies that they miss, at the chosen faces' typical size."""
+    measured = [f.size for f in chosen if f.value > 1]
+    if not measured:
+        return chosen  # no sure die size to look for
+    bodies, more = find_bodies(bgr, _middle(measured), [(f.centre, f.value) for f in chosen])
+    out = [replace(f, value=more[k]) if k in more else f for k, f in enumerate(chosen)]
+    for body in bodies:
+        turn = np.radians(body.angle + np.arange(0.0, 360.0, 45.0))
+        ring = np.stack([np.cos(turn), np.sin(turn)], axis=1) * (0.4 * body.side)
+        colour = np.median(sample(bgr, np.array(body.centre, np.float32) + ring), axis=0)
+        out.append(_Face((), body.value, body.centre, body.side / (2.0 * HALF_SIDE), body.angle, body.error,
+                         tuple(float(v) for v in colour), certainty=BODY_CERTAINTY))
+    return out
 
 
 def _colour_names(bgr: np.ndarray, faces: list["_Face"], profile: ColourProfile) -> list[tuple[str, float]]:
@@ -486,8 +518,10 @@ def _reading(face: _Face, colour: str, colour_confidence: float) -> DieReading:
     )
 
 
-def die_colours(image: np.ndarray, die: DieReading) -> tuple[np.ndarray, np.ndarray]:
-    """The BGR body colour of a die read in `image` and of the table just around it (for calibration)."""
+def die_colours(image: np.ndarray, die: DieReading,
+                dice: list[DieReading] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The BGR body colour of a die read in `image` and of the table just around it (for calibration);
+    `dice` are all the dice read there, left out of the table's colour (default: this die only)."""
     bgr = _as_bgr(image)
     if bgr is None:
         raise ValueError("die_colours needs a non-empty colour or gray image.")
@@ -500,7 +534,8 @@ def die_colours(image: np.ndarray, die: DieReading) -> tuple[np.ndarray, np.ndar
         # Between the edge pips and the face's edge (pips sit ~0.26 of the side from the centre).
         spokes = np.stack([np.cos(turn), np.sin(turn)], axis=1) * (0.43 * die.size)
     body = np.median(sample(bgr, np.array([die.x, die.y], np.float32) + spokes), axis=0)
-    return body, _table_at(table_field(bgr, [((die.x, die.y), die.size)]), bgr.shape, (die.x, die.y))
+    others = [((d.x, d.y), d.size) for d in (dice or [die])]
+    return body, _table_at(table_field(bgr, others), bgr.shape, (die.x, die.y))
 
 
 # The table field is worked out on the frame shrunk this many times.

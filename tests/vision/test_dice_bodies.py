@@ -1,0 +1,115 @@
+"""Body-first reading: dice found by their bodies against the table, values read from the pips inside."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.dice_bodies import find_bodies
+
+# Pip grid points of each value (x, y in grid steps).
+LAYOUTS = {
+    1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
+    4: [(-1, -1), (1, -1), (-1, 1), (1, 1)], 5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
+    6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)],
+}
+SIDE = 36
+
+
+def _die(image: np.ndarray, centre: tuple[int, int], value: int, body: tuple[int, int, int],
+         pip: tuple[int, int, int], angle: float = 0.0) -> None:
+    """Draw a die seen from above: a turned square body with its pips."""
+    box = cv2.boxPoints((centre, (SIDE, SIDE), angle))
+    cv2.fillConvexPoly(image, np.round(box).astype(np.int32), body, cv2.LINE_AA)
+    turn = np.radians(angle)
+    e1, e2 = np.array([np.cos(turn), np.sin(turn)]), np.array([-np.sin(turn), np.cos(turn)])
+    step = 0.27 * SIDE
+    for gx, gy in LAYOUTS[value]:
+        x, y = np.array(centre) + step * (gx * e1 + gy * e2)
+        cv2.circle(image, (int(round(x)), int(round(y))), 4, pip, -1, cv2.LINE_AA)
+
+
+def _table(dice: list[tuple]) -> np.ndarray:
+    """A light mat with the dice drawn at their places."""
+    image = np.full((400, 520, 3), 215, np.uint8)
+    for die in dice:
+        _die(image, *die)
+    return cv2.GaussianBlur(image, (3, 3), 0)
+
+
+# A die's top face as pip-first finding measures it: a bit smaller than the body.
+TYPICAL = 0.75 * SIDE
+
+COLOURS = [((60, 30, 20), (40, 40, 170)),     # dark blue, red pips
+           ((30, 30, 160), (230, 230, 230)),  # red, white pips
+           ((40, 200, 220), (20, 20, 20)),    # yellow, black pips
+           ((30, 30, 30), (40, 40, 150))]     # black, dark red pips
+
+
+@pytest.mark.parametrize("body, pip", COLOURS)
+def test_each_value_is_read_from_a_body_of_any_colour(body, pip):
+    dice = [((70 + 75 * k, 100), value, body, pip, 15.0 * k) for k, value in enumerate(range(1, 7))]
+    found, upgrades = find_bodies(_table(dice), TYPICAL, [])
+    assert upgrades == {}
+    got = sorted((round(b.centre[0] / 75), b.value) for b in found)
+    assert got == [(round((70 + 75 * k) / 75), value) for k, value in enumerate(range(1, 7))]
+
+
+def test_plain_squares_and_specks_are_no_dice():
+    image = _table([])
+    cv2.rectangle(image, (100, 100), (136, 136), (60, 30, 20), -1)  # a plain tile, die-sized
+    cv2.circle(image, (300, 200), 4, (20, 20, 20), -1)  # a speck on the mat
+    cv2.rectangle(image, (200, 300), (400, 310), (20, 20, 20), -1)  # a stripe
+    assert find_bodies(image, TYPICAL, []) == ([], {})
+
+
+def test_a_die_already_read_is_not_read_again_and_a_short_read_is_raised():
+    dice = [((100, 100), 6, (30, 30, 30), (40, 40, 150)), ((250, 100), 4, (60, 30, 20), (40, 40, 170))]
+    image = _table(dice)
+    # The six was read as a three by its pips (a six split into a three and a two); the four as a four.
+    found, upgrades = find_bodies(image, TYPICAL, [((100.0, 100.0), 3), ((250.0, 100.0), 4)])
+    assert found == []
+    assert upgrades == {0: 6}
+
+
+def test_touching_dice_are_split():
+    dice = [((200, 200), 5, (60, 30, 20), (40, 40, 170)), ((200 + SIDE + 1, 200), 2, (60, 30, 20), (40, 40, 170))]
+    found, _ = find_bodies(_table(dice), TYPICAL, [])
+    assert sorted(b.value for b in found) == [2, 5]
+
+
+def test_no_die_size_no_search():
+    assert find_bodies(_table([((100, 100), 5, (60, 30, 20), (40, 40, 170))]), 5.0, []) == ([], {})
+
+
+def test_the_reader_finds_a_die_with_faint_pips_by_its_body(monkeypatch):
+    import vision.dice
+
+    white = ((230, 230, 230), (20, 20, 20))
+    faint = ((30, 30, 30), (40, 40, 66))  # black with dark red pips: too faint for pip-first finding
+    dice = [((80, 100), 5, *white), ((200, 100), 4, *white), ((320, 100), 6, *white), ((440, 100), 3, *white),
+            ((260, 260), 4, *faint, 20.0)]
+    image = _table(dice)
+    monkeypatch.setattr(vision.dice, "BODY_FIRST", False)
+    without = vision.dice.read_dice(image)
+    monkeypatch.setattr(vision.dice, "BODY_FIRST", True)
+    with_bodies = vision.dice.read_dice(image)
+    assert not any(abs(d.x - 260) < 15 and abs(d.y - 260) < 15 for d in without)
+    faint_die = [d for d in with_bodies if abs(d.x - 260) < 15 and abs(d.y - 260) < 15]
+    assert [d.value for d in faint_die] == [4]
+    assert sorted(d.value for d in with_bodies) == [3, 4, 4, 5, 6]
+
+
+def test_die_colours_leaves_every_die_read_out_of_the_table_colour():
+    from vision.dice import DieReading, die_colours
+
+    dice = [((200, 200), 5, (30, 30, 30), (230, 230, 230)), ((200 + SIDE + 6, 200), 4, (30, 30, 30), (230, 230, 230)),
+            ((200, 200 + SIDE + 6), 3, (30, 30, 30), (230, 230, 230))]
+    image = _table(dice)
+    readings = [DieReading(float(x), float(y), SIDE, 0.0, "black", value, 1.0) for (x, y), value, *_ in dice]
+    _, alone = die_colours(image, readings[0])
+    body, table = die_colours(image, readings[0], readings)
+    assert np.all(body < 60)
+    assert np.all(np.abs(table - 215) < 8)  # the mat, not its neighbours
+    assert np.all(alone < table - 8)  # neighbours darken the table when they are not left out
