@@ -1,8 +1,9 @@
 """The dice reader: every pip die in an image, its centre, size, angle, body colour, value and confidence.
 
 How it reads (pip-first, so it works for any body colour with contrasting pips):
-1. big frames are first searched at half size for places with pips; only those are read at full
-   size (a table is mostly empty);
+1. big frames are first searched at half size for places with pips; only those are searched for
+   pips at full size (a table is mostly empty), and their pips are then joined, fitted and judged
+   over the whole frame in one pass (per-region passes cost more than the pixel work);
 2. find pips: small round spots, darker or lighter than a plain surround, in any colour channel
    (vision/dice_pips.py);
 3. join pips that may share a face: alike in size and polarity, near enough, on alike body colour,
@@ -83,21 +84,21 @@ def read_dice(image: np.ndarray, profile: ColourProfile | None = None) -> list[D
 
 def _top_faces(bgr: np.ndarray) -> list["_Face"]:
     """The top faces of the dice in a BGR image, in its pixels."""
-    faces: list[_Face] = []
-    for x, y, w, h in _regions(bgr):
-        crop = bgr[y:y + h, x:x + w]
-        pips = _find_all_pips(crop)
-        candidates = _candidate_faces(crop, pips, every_one=_SCORER is not None)
-        if _SCORER is not None:
-            chosen = _chosen_faces(candidates, _SCORER.probability(face_features(crop, pips, candidates)))
-        else:
-            plain = _plain_shares(crop, candidates) >= PLAIN_SHARE
-            chosen = _frontal_faces(pips, [f for f, ok in zip(candidates, plain) if ok])
-        if BODY_FIRST and (w, h) == bgr.shape[1::-1]:
-            # Only a whole image shows enough table around the dice to tell a body from the table.
-            chosen = _body_faces(crop, chosen)
-        faces.extend(_moved(face, x, y) for face in chosen)
-    return faces
+    regions = _regions(bgr)
+    whole = regions == [(0, 0, bgr.shape[1], bgr.shape[0])]
+    # Pips are found region by region, but faces are fitted and judged over the whole frame at once:
+    # one pass costs far less than one per region, and the frame's typical die size is surer.
+    pips = _find_all_pips(bgr, regions)
+    candidates = _candidate_faces(bgr, pips, every_one=_SCORER is not None)
+    if _SCORER is not None:
+        chosen = _chosen_faces(candidates, _SCORER.probability(face_features(bgr, pips, candidates)))
+    else:
+        plain = _plain_shares(bgr, candidates) >= PLAIN_SHARE
+        chosen = _frontal_faces(pips, [f for f, ok in zip(candidates, plain) if ok])
+    if BODY_FIRST and whole:
+        # Only a whole image shows enough table around the dice to tell a body from the table.
+        chosen = _body_faces(bgr, chosen)
+    return chosen
 
 
 # Also look for die bodies that no pip-first face covers, and for pips that a face missed (faint
@@ -142,14 +143,10 @@ def candidate_faces(image: np.ndarray) -> list[tuple["_Face", np.ndarray]]:
     bgr = _as_bgr(image)
     if bgr is None:
         return []
-    out = []
-    for x, y, w, h in _regions(bgr):
-        crop = bgr[y:y + h, x:x + w]
-        pips = _find_all_pips(crop)
-        candidates = _candidate_faces(crop, pips, every_one=True)
-        for face, row in zip(candidates, face_features(crop, pips, candidates)):
-            out.append((_moved(face, x, y), row))
-    return out
+    regions = _regions(bgr)
+    pips = _find_all_pips(bgr, regions)
+    candidates = _candidate_faces(bgr, pips, every_one=True)
+    return list(zip(candidates, face_features(bgr, pips, candidates)))
 
 
 # Frames larger than this (pixels) are first searched at half size for places with pips, and only
@@ -198,13 +195,6 @@ def _merged(boxes: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
 REGION_MARGIN = 41
 
 
-def _moved(face: "_Face", dx: int, dy: int) -> "_Face":
-    """The face with its centre moved from a region's pixels to the frame's."""
-    if dx == 0 and dy == 0:
-        return face
-    return replace(face, centre=(face.centre[0] + dx, face.centre[1] + dy))
-
-
 def _as_bgr(image: np.ndarray) -> np.ndarray | None:
     """The image as 8-bit BGR, or None when there is nothing to read."""
     if not isinstance(image, np.ndarray) or image.size == 0 or image.ndim not in (2, 3):
@@ -225,9 +215,10 @@ def _as_bgr(image: np.ndarray) -> np.ndarray | None:
     return None
 
 
-def _find_all_pips(bgr: np.ndarray) -> Pips:
-    """Pip candidates of 1.3-15 px radius (dice of about 15-90 px)."""
-    return find_pips(bgr, kernel=PIP_KERNEL, threshold=PIP_THRESHOLD, min_area=5, max_area=700)
+def _find_all_pips(bgr: np.ndarray, regions: list[tuple[int, int, int, int]] | None = None) -> Pips:
+    """Pip candidates of 1.3-15 px radius (dice of about 15-90 px), in the frame's pixels, only
+    inside `regions` (x, y, w, h) when given."""
+    return find_pips(bgr, kernel=PIP_KERNEL, threshold=PIP_THRESHOLD, min_area=5, max_area=700, regions=regions)
 
 
 def _faces(bgr: np.ndarray, pips: Pips) -> list[np.ndarray]:
@@ -316,11 +307,12 @@ def _candidate_faces(bgr: np.ndarray, pips: Pips, every_one: bool = False) -> li
     (with `every_one`, also pips already in a layout, for the face scorer to choose between)."""
     faces: list[_Face] = []
     lone: list[int] = []
+    shapes = _PipShapes.of(pips)
     for group in _faces(bgr, pips):
         fits, left = fit_faces(pips.xy[group], pips.radius[group], pips.roundness[group])
         for fit in fits:
             members = tuple(int(group[m]) for m in fit.members)
-            faces.append(_face(pips, members, fit.value, fit.centre, fit.step, fit.angle, fit.error))
+            faces.append(_face(shapes, members, fit.value, fit.centre, fit.step, fit.angle, fit.error))
         lone.extend(int(group[m]) for m in left)
     steps = [f.step / f.radius for f in faces]
     # A one's pip is usually bigger than the others; its face is ~2.9 of its radius per grid step.
@@ -328,7 +320,7 @@ def _candidate_faces(bgr: np.ndarray, pips: Pips, every_one: bool = False) -> li
     lone_ = np.arange(len(pips)) if every_one else np.array(lone, np.intp)
     for k in lone_[_lone_pips_are_dice(bgr, pips, lone_)].tolist():
         x, y = pips.xy[k]
-        faces.append(_face(pips, (k,), 1, (float(x), float(y)), float(pips.radius[k]) * ratio, 0.0, 0.2))
+        faces.append(_face(shapes, (k,), 1, (float(x), float(y)), float(pips.radius[k]) * ratio, 0.0, 0.2))
     return faces
 
 
@@ -446,14 +438,31 @@ def _middle(values: list[float]) -> float:
     return 0.5 * (ordered[(n - 1) // 2] + ordered[n // 2])
 
 
-def _face(pips: Pips, members: tuple[int, ...], value: int, centre: tuple[float, float], step: float,
+@dataclass(frozen=True)
+class _PipShapes:
+    """The pips' body colours, roundness, radius and contrast as Python lists: a face is made of a
+    few pips, and plain Python on a few numbers is ~10 times faster than a numpy call."""
+
+    body: list
+    roundness: list
+    radius: list
+    contrast: list
+
+    @classmethod
+    def of(cls, pips: Pips) -> "_PipShapes":
+        """The lists of a set of pips."""
+        return cls(pips.body.tolist(), pips.roundness.tolist(), pips.radius.tolist(), pips.contrast.tolist())
+
+
+def _face(shapes: _PipShapes, members: tuple[int, ...], value: int, centre: tuple[float, float], step: float,
           angle: float, error: float) -> _Face:
     """A face with the colour and shape of its pips filled in."""
-    index = list(members)
-    body = np.sort(pips.body[index], axis=0)[len(index) // 2]
-    return _Face(members, value, centre, step, angle, error, tuple(float(v) for v in body),
-                 float(np.mean(pips.roundness[index])), float(np.mean(pips.radius[index])),
-                 float(np.min(pips.contrast[index])))
+    n = len(members)
+    # The median body colour channel by channel (the upper one of an even count).
+    body = tuple(sorted(channel)[n // 2] for channel in zip(*(shapes.body[k] for k in members)))
+    return _Face(members, value, centre, step, angle, error, body,
+                 sum(shapes.roundness[k] for k in members) / n, sum(shapes.radius[k] for k in members) / n,
+                 min(shapes.contrast[k] for k in members))
 
 
 def _frontal_faces(pips: Pips, faces: list[_Face]) -> list[_Face]:

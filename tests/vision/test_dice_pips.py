@@ -1,0 +1,69 @@
+"""Pip finding: outline moments measured in one pass, region-limited search, both spot-map paths."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+import vision.dice_pips as dice_pips
+from vision.dice_pips import _polygon_moments, find_pips, spot_map
+
+
+def _blob_outlines(seed: int) -> list[np.ndarray]:
+    """Outlines of random ellipses and polygons (some touching the image edge)."""
+    rng = np.random.default_rng(seed)
+    mask = np.zeros((200, 300), np.uint8)
+    for _ in range(25):
+        centre = (int(rng.integers(0, 300)), int(rng.integers(0, 200)))
+        axes = (int(rng.integers(1, 12)), int(rng.integers(1, 12)))
+        cv2.ellipse(mask, centre, axes, float(rng.uniform(0, 180)), 0, 360, 255, -1)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    return [c for c in contours if len(c) >= 4]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_outline_moments_match_opencv_one_by_one(seed):
+    outlines = _blob_outlines(seed)
+    assert len(outlines) > 5
+    n, m00, m10, m01, mu20, mu02, mu11, w, h = _polygon_moments(outlines)
+    for k, contour in enumerate(outlines):
+        m = cv2.moments(contour)
+        x, y, bw, bh = cv2.boundingRect(contour)
+        assert n[k] == len(contour)
+        assert (w[k], h[k]) == (bw, bh)
+        for ours, theirs in ((m00[k], m["m00"]), (m10[k], m["m10"]), (m01[k], m["m01"]), (mu20[k], m["mu20"]),
+                             (mu02[k], m["mu02"]), (mu11[k], m["mu11"])):
+            assert ours == pytest.approx(theirs, rel=1e-6, abs=1e-6)
+
+
+def _dotted_table() -> np.ndarray:
+    """A gray table with two groups of dark round dots far apart."""
+    image = np.full((400, 600, 3), 170, np.uint8)
+    for cx, cy in ((80, 80), (500, 300)):
+        for dx, dy in ((-10, -10), (10, 10), (0, 0)):
+            cv2.circle(image, (cx + dx, cy + dy), 3, (30, 30, 30), -1)
+    return image
+
+
+def test_pips_found_in_regions_are_the_whole_images_pips_there():
+    image = _dotted_table()
+    whole = find_pips(image, kernel=11, threshold=40.0, min_area=5, max_area=700)
+    part = find_pips(image, kernel=11, threshold=40.0, min_area=5, max_area=700, regions=[(40, 40, 90, 90)])
+    assert len(whole) == 6
+    assert len(part) == 3
+    inside = whole.take((whole.xy[:, 0] < 200))
+    order = np.lexsort(inside.xy.T), np.lexsort(part.xy.T)
+    assert np.allclose(inside.xy[order[0]], part.xy[order[1]])  # in the image's pixels, not the region's
+    assert np.allclose(inside.radius[order[0]], part.radius[order[1]])
+
+
+def test_spot_maps_are_the_same_plane_by_plane_and_interleaved(monkeypatch):
+    rng = np.random.default_rng(5)
+    image = cv2.GaussianBlur(rng.integers(0, 255, (120, 160, 3), dtype=np.uint8), (3, 3), 0)
+    monkeypatch.setattr(dice_pips, "PLANE_PIXELS", 10 ** 9)
+    interleaved = spot_map(image, 11)
+    monkeypatch.setattr(dice_pips, "PLANE_PIXELS", 0)
+    planes = spot_map(image, 11)
+    assert all(np.array_equal(a, b) for a, b in zip(interleaved, planes))
+    assert interleaved[0].max() > 0 and interleaved[1].max() > 0
