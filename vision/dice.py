@@ -91,6 +91,7 @@ def _top_faces(bgr: np.ndarray) -> list["_Face"]:
     pips = _find_all_pips(bgr, regions)
     candidates = _candidate_faces(bgr, pips, every_one=_SCORER is not None)
     if _SCORER is not None:
+        candidates = [f for f in candidates if f.value > 1 or not _cut_off(bgr.shape, f)]
         chosen = _chosen_faces(candidates, _SCORER.probability(face_features(bgr, pips, candidates)))
     else:
         plain = _plain_shares(bgr, candidates) >= PLAIN_SHARE
@@ -99,6 +100,18 @@ def _top_faces(bgr: np.ndarray) -> list["_Face"]:
         # Only a whole image shows enough table around the dice to tell a body from the table.
         chosen = _body_faces(bgr, chosen)
     return chosen
+
+
+def _cut_off(shape: tuple[int, ...], face: "_Face") -> bool:
+    """True when a face's square runs off the image: a lone spot there (a key's symbol, a screw)
+    shows no face around it to tell it from a one."""
+    reach = ONE_MARGIN * face.size
+    x, y = face.centre
+    return not (reach <= x <= shape[1] - reach and reach <= y <= shape[0] - reach)
+
+
+# A one's centre lies at least this many face sides inside the image.
+ONE_MARGIN = 0.5
 
 
 # Also look for die bodies that no pip-first face covers, and for pips that a face missed (faint
@@ -424,11 +437,24 @@ def _chosen_faces(faces: list[_Face], probability: np.ndarray) -> list[_Face]:
         if probability[k] < _SCORER.threshold:
             break
         clash = any(set(face.pips) & set(other.pips) or
-                    np.hypot(face.centre[0] - other.centre[0], face.centre[1] - other.centre[1]) < 0.85 * typical
-                    for other in kept)
+                    np.hypot(face.centre[0] - other.centre[0], face.centre[1] - other.centre[1])
+                    < _clash_reach(face, other, typical) for other in kept)
         if not clash:
             kept.append(replace(face, certainty=float(probability[k])))
     return kept
+
+
+# Two top faces lie about a typical face side apart at least (dice touching, seen from above)...
+CLASH_REACH = 0.9
+# ...and a face this much smaller than the typical one, this near a surer face, is that die's side face.
+SMALL_FACE, SIDE_REACH = 0.75, 1.3
+
+
+def _clash_reach(face: _Face, other: _Face, typical: float) -> float:
+    """How near a face may lie to a surer chosen face before it counts as part of the same die."""
+    if face.value > 1 and face.size < SMALL_FACE * typical and other.size > face.size:
+        return SIDE_REACH * typical
+    return CLASH_REACH * typical
 
 
 def _middle(values: list[float]) -> float:

@@ -33,6 +33,8 @@ BODY_RATIO = (0.7, 1.5)
 # three and a two, a five read as a two): the values most often short of pips.
 UPGRADE = True
 SHORT_VALUES = (2, 3)
+# A missed body whose square shows no layout is read again in a square this much larger.
+REREAD_GROWN = 1.3
 # Rectified patch side (pixels) that pips are looked for in.
 PATCH = 40
 # Least spot strength (grey levels) of a pip in its best map.
@@ -69,6 +71,10 @@ def find_bodies(bgr: np.ndarray, typical: float,
         if k < 0 and (not _die_sized(side, sides, typical) or _clipped(bgr.shape, (cx, cy), side)):
             continue
         body = _read_body(bgr, (cx, cy), side, angle)
+        if body is None and k < 0 and REREAD_GROWN:
+            # A swirled or dark body may stand out from the table only in part: its square then
+            # cuts off the outer pips.
+            body = _read_body(bgr, (cx, cy), REREAD_GROWN * side, angle)
         if body is None:
             continue
         if k < 0:
@@ -107,8 +113,11 @@ def _squares(mask: np.ndarray, shrink: int, typical: float) -> list[tuple[tuple[
     """Die-sized, roughly square blobs of the mask (centre, side, turn in full-size pixels); a blob
     too big for one die (dice touching) is eroded apart and each part grown back."""
     out = []
-    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    for contour in contours:
+    # Every component's outer boundary, also those inside another's hole (dice in a tray whose
+    # rim differs from its floor): only the outermost ones would miss every die in the tray.
+    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    outer = [c for c, h in zip(contours, hierarchy[0]) if h[3] < 0] if contours else []
+    for contour in outer:
         area = cv2.contourArea(contour) * shrink ** 2
         if area > AREA_RANGE[1] * typical ** 2 and area < 12 * typical ** 2:
             out.extend(_split(mask, contour, shrink, typical))

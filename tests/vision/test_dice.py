@@ -39,8 +39,8 @@ def _score_set(name: str) -> dict:
 # Regression floors on the real photos: the reader does at least this well (see the benchmark for
 # the exact numbers; the targets are higher and not all met yet).
 @pytest.mark.parametrize("name, end_to_end, false_per_image", [
-    ("nell-byler-1208", 0.81, 0.25),
-    ("matteop65", 0.965, 0.12),
+    ("nell-byler-1208", 0.84, 0.16),
+    ("matteop65", 0.97, 0.09),
 ])
 def test_real_photos_are_read_at_least_this_well(name, end_to_end, false_per_image):
     s = _score_set(name)
@@ -197,3 +197,16 @@ def test_huge_image_is_read_without_trouble():
     huge = cv2.resize(image, (5760, 3240), interpolation=cv2.INTER_LINEAR)
     dice = read_dice(huge)
     assert all(0 <= d.x < 5760 and 0 <= d.y < 3240 for d in dice)
+
+
+def test_a_one_whose_face_runs_off_the_image_is_no_die():
+    # A lone spot at the image's edge (a key's symbol) shows no face around it to make it a one.
+    from vision.dice import _cut_off, _Face
+    from vision.dice_layout import HALF_SIDE
+
+    step = 30 / (2 * HALF_SIDE)  # a face 30 px wide
+    inside = _Face((0,), 1, (100.0, 100.0), step, 0.0, 0.0)
+    at_edge = _Face((0,), 1, (10.0, 100.0), step, 0.0, 0.0)
+    assert not _cut_off((200, 300, 3), inside)
+    assert _cut_off((200, 300, 3), at_edge)
+    assert _cut_off((200, 300, 3), _Face((0,), 1, (100.0, 190.0), step, 0.0, 0.0))

@@ -113,3 +113,25 @@ def test_die_colours_leaves_every_die_read_out_of_the_table_colour():
     assert np.all(body < 60)
     assert np.all(np.abs(table - 215) < 8)  # the mat, not its neighbours
     assert np.all(alone < table - 8)  # neighbours darken the table when they are not left out
+
+
+def test_dice_inside_a_tray_whose_rim_stands_out_are_found():
+    # A dark tray rim around the mat is one closed component with the dice in its hole.
+    dice = [((180 + 80 * k, 200), value, (30, 30, 160), (230, 230, 230), 10.0 * k) for k, value in enumerate((3, 5, 6))]
+    image = _table(dice)
+    cv2.rectangle(image, (20, 20), (500, 380), (40, 40, 40), 14)
+    found, _ = find_bodies(image, TYPICAL, [])
+    assert sorted((round(b.centre[0] / 80), b.value) for b in found) == [(2, 3), (3, 5), (4, 6)]
+
+
+def test_a_body_standing_out_only_in_part_is_read_in_a_larger_square():
+    # A swirled die: the outer ring of its body is near the mat's colour, so the mask is smaller
+    # than the die and its square cuts off the corner pips.
+    image = np.full((300, 300, 3), 215, np.uint8)
+    cv2.rectangle(image, (132, 132), (168, 168), (200, 200, 205), -1)
+    cv2.rectangle(image, (140, 140), (160, 160), (90, 40, 30), -1)
+    step = 0.27 * SIDE
+    for gx, gy in LAYOUTS[4]:
+        cv2.circle(image, (int(round(150 + step * gx)), int(round(150 + step * gy))), 3, (40, 40, 200), -1, cv2.LINE_AA)
+    found, _ = find_bodies(cv2.GaussianBlur(image, (3, 3), 0), TYPICAL, [])
+    assert [(round(b.centre[0]), b.value) for b in found] in ([(150, 4)], [(149, 4)], [(151, 4)])
