@@ -331,7 +331,8 @@ def _candidate_faces(bgr: np.ndarray, pips: Pips, every_one: bool = False) -> li
     # A one's pip is usually bigger than the others; its face is ~2.9 of its radius per grid step.
     ratio = _middle(steps) * 0.8 if steps else 2.9
     lone_ = np.arange(len(pips)) if every_one else np.array(lone, np.intp)
-    for k in lone_[_lone_pips_are_dice(bgr, pips, lone_)].tolist():
+    alone = np.isin(lone_, np.array(lone, np.intp))
+    for k in lone_[_lone_pips_are_dice(bgr, pips, lone_, alone)].tolist():
         x, y = pips.xy[k]
         faces.append(_face(shapes, (k,), 1, (float(x), float(y)), float(pips.radius[k]) * ratio, 0.0, 0.2))
     return faces
@@ -524,8 +525,9 @@ def _side_of(face: _Face, top: _Face, typical: float) -> bool:
     return distance < 0.85 * reach or (distance < 1.4 * wide and face.roundness < top.roundness - 0.15)
 
 
-def _lone_pips_are_dice(bgr: np.ndarray, pips: Pips, ks: np.ndarray) -> np.ndarray:
-    """For each pip with no partner: True when it sits in the middle of a plain face (a one)."""
+def _lone_pips_are_dice(bgr: np.ndarray, pips: Pips, ks: np.ndarray, alone: np.ndarray | None = None) -> np.ndarray:
+    """For each pip with no partner: True when it sits in the middle of a plain face (a one);
+    `alone` marks the pips that no fitted face of 2-6 pips took (default: all)."""
     if len(ks) == 0:
         return np.zeros(0, bool)
     xy, r, body = pips.xy[ks], pips.radius[ks], pips.body[ks]
@@ -534,11 +536,46 @@ def _lone_pips_are_dice(bgr: np.ndarray, pips: Pips, ks: np.ndarray) -> np.ndarr
     # 85th percentile of 16 samples: the 14th smallest.
     plain = np.sort(np.linalg.norm(inner - body[:, None, :], axis=2), axis=1)[:, 13] < tolerance
     # A one's face ends about 5 pip radii out; a dot on a wide plain surface is no die.
-    rings = np.concatenate([_RING16[None] * (f * r + 2.0)[:, None, None] for f in (6.0, 7.5)], axis=1)
-    outer = sample(bgr, xy[:, None, :] + rings)
-    edged = np.mean(np.linalg.norm(outer - body[:, None, :], axis=2) > EDGE_STEP, axis=1) > 0.25
-    return (pips.roundness[ks] >= 0.6) & plain & edged
+    edged = _edged(bgr, xy, r, body, *_ONE_EDGES[0])
+    likely = (pips.roundness[ks] >= 0.6) & plain
+    # Motion blur stretches a pip: a flatter one still counts when it is no member of a fitted face
+    # (a side face's pips are flat too), is not a speck, and its face is plain well beyond it.
+    alone = np.ones(len(ks), bool) if alone is None else alone
+    blurred = np.flatnonzero(alone & plain & ~likely & (pips.roundness[ks] >= BLURRED_ROUNDNESS)
+                             & (r >= BLURRED_RADIUS))
+    likely[blurred] = _plain_out_to(bgr, xy[blurred], r[blurred], body[blurred], tolerance[blurred])
+    # A close-up die (or one with a small pip) ends farther out: wider rings count too, but only
+    # where the face is still plain well beyond the pip (a letter among letters is not).
+    for near, far in _ONE_EDGES[1:]:
+        left = np.flatnonzero(likely & ~edged)
+        if len(left) == 0:
+            break
+        still = _plain_out_to(bgr, xy[left], r[left], body[left], tolerance[left])
+        edged[left] = still & _edged(bgr, xy[left], r[left], body[left], near, far)
+    return likely & edged
 
+
+def _plain_out_to(bgr: np.ndarray, xy: np.ndarray, r: np.ndarray, body: np.ndarray,
+                  tolerance: np.ndarray) -> np.ndarray:
+    """True where a ring WIDE_PLAIN pip radii out still shows the face's body colour (85% of it)."""
+    wide = sample(bgr, xy[:, None, :] + _RING16[None] * (WIDE_PLAIN * r + 1.5)[:, None, None])
+    return np.sort(np.linalg.norm(wide - body[:, None, :], axis=2), axis=1)[:, 13] < tolerance
+
+
+def _edged(bgr: np.ndarray, xy: np.ndarray, r: np.ndarray, body: np.ndarray, near: float, far: float) -> np.ndarray:
+    """True where a quarter of two rings, `near` and `far` pip radii out, differ from the face's body."""
+    rings = np.concatenate([_RING16[None] * (f * r + 2.0)[:, None, None] for f in (near, far)], axis=1)
+    outer = sample(bgr, xy[:, None, :] + rings)
+    return np.mean(np.linalg.norm(outer - body[:, None, :], axis=2) > EDGE_STEP, axis=1) > 0.25
+
+
+# Pairs of rings (in pip radii) where a one's face may end: usual, close-up, closer still.
+_ONE_EDGES = ((6.0, 7.5), (9.0, 11.0), (12.0, 14.5))
+# Beyond the usual face, a one counts only if its face is still plain this many pip radii out.
+WIDE_PLAIN = 5.0
+# A pip no member of a fitted face may be this flat (motion blur) and still be a one, if it is this
+# big (pixels of radius): the outline of a smaller blob says little about its shape.
+BLURRED_ROUNDNESS, BLURRED_RADIUS = 0.45, 2.5
 
 _RING16 = np.array([[np.cos(a), np.sin(a)] for a in np.linspace(0, 2 * np.pi, 16, endpoint=False)], np.float32)
 
