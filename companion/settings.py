@@ -124,4 +124,7 @@ def load_settings(path: str | os.PathLike[str] | None = None) -> Settings:
         raise SettingsError(f"{path}: no such settings file; leave out --settings to use the defaults.") from None
     except tomllib.TOMLDecodeError as error:
         raise SettingsError(f"{path} is not valid TOML ({error}); fix that line or delete the file.") from None
+    except (OSError, UnicodeDecodeError) as error:
+        # A folder, a file we may not read, or one that is not text: say so, never a traceback.
+        raise SettingsError(f"{path} cannot be read as a settings file ({error}); give a TOML file.") from None
     return _build(Settings, values, str(path))
