@@ -30,7 +30,8 @@ import cv2
 import numpy as np
 
 from vision.colour import ColourProfile, default_profile
-from vision.dice_bodies import find_bodies
+from vision.dice_bodies import body_squares, find_bodies
+from vision.dice_judge import load_judge
 from vision.dice_layout import HALF_SIDE, TOLERANCE, fit_faces
 from vision.dice_pips import Pips, find_pips, sample, spot_map
 from vision.dice_scorer import load_scorer
@@ -75,15 +76,18 @@ def read_dice(image: np.ndarray, profile: ColourProfile | None = None) -> list[D
     scale = min(1.0, WORK_SIDE / max(bgr.shape[:2]))
     if scale < 1.0:
         bgr = cv2.resize(bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    faces = _top_faces(bgr)
+    faces, candidates, whole = _top_faces(bgr)
+    if _JUDGE is not None:
+        faces = _judged_faces(bgr, faces, candidates, whole)
     if not faces:
         return []
     names = _colour_names(bgr, faces, profile)
     return [_rescaled(_reading(face, name, sure), scale) for face, (name, sure) in zip(faces, names)]
 
 
-def _top_faces(bgr: np.ndarray) -> list["_Face"]:
-    """The top faces of the dice in a BGR image, in its pixels."""
+def _top_faces(bgr: np.ndarray) -> tuple[list["_Face"], list["_Face"], bool]:
+    """The top faces of the dice in a BGR image, in its pixels; every candidate face weighed; and
+    whether the whole image was read (not only regions around spots)."""
     regions = _regions(bgr)
     whole = regions == [(0, 0, bgr.shape[1], bgr.shape[0])]
     # Pips are found region by region, but faces are fitted and judged over the whole frame at once:
@@ -99,7 +103,7 @@ def _top_faces(bgr: np.ndarray) -> list["_Face"]:
     if BODY_FIRST and whole:
         # Only a whole image shows enough table around the dice to tell a body from the table.
         chosen = _body_faces(bgr, chosen)
-    return chosen
+    return chosen, candidates, whole
 
 
 def _cut_off(shape: tuple[int, ...], face: "_Face") -> bool:
@@ -149,6 +153,117 @@ def _colour_names(bgr: np.ndarray, faces: list["_Face"], profile: ColourProfile)
 
 # The learned judge of candidate faces (None: the hand-made rules below decide).
 _SCORER = load_scorer()
+# The convolutional judge of die places (None: the pip-first reading stands).
+_JUDGE = load_judge()
+
+# Places nearer than this share of the typical side are judged once.
+PROPOSAL_SPACING = 0.2
+# Places the judge finds likelier than this to hold a die are judged again at the centre it found.
+RECHECK = 0.2
+# A die the judge finds lies at least this share of a die side from every other.
+DIE_SPACING = 0.6
+
+
+def judge_proposals(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Face"],
+                    whole: bool) -> tuple[np.ndarray, np.ndarray, float]:
+    """The places worth judging (n x 2, spread at least PROPOSAL_SPACING typical sides apart), the
+    die side expected at each, and the typical die side; no places when no face tells the size."""
+    measured = [f.size for f in chosen if f.value > 1] or [f.size for f in candidates if f.value > 1]
+    if not measured:
+        return np.zeros((0, 2)), np.zeros(0), 0.0
+    typical = _middle(measured)
+    faces = chosen + candidates
+    places = [f.centre for f in faces]
+    # A fitted layout of two or more pips tells its own die's size (dice nearer an angled camera
+    # look bigger); a lone pip or a body does not, and takes the typical size.
+    sizes = [f.size if f.value > 1 and f.pips else typical for f in faces]
+    if whole:
+        squares = body_squares(bgr, typical)
+        places += [centre for centre, _, _ in squares]
+        sizes += [typical] * len(squares)
+    keep = _spread_out(np.array(places, np.float64).reshape(-1, 2), PROPOSAL_SPACING * typical)
+    sides = DIE_PER_FACE * np.clip(np.array(sizes)[keep], SIZE_RANGE[0] * typical, SIZE_RANGE[1] * typical)
+    return np.array(places, np.float64).reshape(-1, 2)[keep], sides, DIE_PER_FACE * typical
+
+
+# A die's side is about this many times the side of its pips' grid (the face size a fit measures):
+# 1.0-1.9 as dice makers place pips nearer the edges or the middle; the judge learns that spread.
+DIE_PER_FACE = 1.4
+# A place's own face size counts only within this share of the typical size.
+SIZE_RANGE = (0.7, 1.45)
+
+
+def _spread_out(points: np.ndarray, spacing: float) -> list[int]:
+    """Indices of the points in order, each dropped when it lies within `spacing` of one kept before it."""
+    kept: list[int] = []
+    for k, point in enumerate(points):
+        if all(np.hypot(*(point - points[j])) >= spacing for j in kept):
+            kept.append(k)
+    return kept
+
+
+def _judged_faces(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Face"], whole: bool) -> list["_Face"]:
+    """The pip-first reader's faces that the judge does not reject, and the dice the judge is sure
+    of where the pip-first reader chose nothing."""
+    places, sides, typical = judge_proposals(bgr, chosen, candidates, whole)
+    if not len(places):
+        return chosen
+    first = _JUDGE.judge(bgr, places, sides)
+    likely = first.die > RECHECK
+    centres = places[likely] + first.offsets[likely] * sides[likely, None]
+    sides = sides[likely]
+    verdict = _JUDGE.judge(bgr, centres, sides)
+    centres = centres + verdict.offsets * sides[:, None]
+    kept = [_revalued(f, centres, sides, verdict) for f in chosen if not _rejected(f, centres, sides, verdict)]
+    for k in np.argsort(-verdict.die).tolist():
+        if verdict.die[k] < NEW_DIE:
+            break
+        if verdict.values[k].max() < NEW_VALUE:
+            continue
+        if any(np.hypot(*(centres[k] - np.array(f.centre))) < DIE_SPACING * sides[k] for f in kept):
+            continue
+        sure = float(verdict.die[k] * verdict.values[k].max())
+        kept.append(_judged_face(bgr, centres[k], int(verdict.value[k]), sure, sides[k] / DIE_PER_FACE))
+    return kept
+
+
+def _rejected(face: "_Face", centres: np.ndarray, sides: np.ndarray, verdict) -> bool:
+    """True when the judge, looking near a chosen face, finds no die there at all."""
+    if not len(centres):
+        return False
+    gaps = np.hypot(*(centres - np.array(face.centre)).T)
+    near = gaps < 0.35 * sides
+    return not near.any() or float(verdict.die[near].max()) < VETO
+
+
+def _revalued(face: "_Face", centres: np.ndarray, sides: np.ndarray, verdict) -> "_Face":
+    """The face with the judge's value when the judge, at the die nearest it, is sure of another."""
+    gaps = np.hypot(*(centres - np.array(face.centre)).T) if len(centres) else np.zeros(0)
+    if not len(gaps) or gaps.min() > 0.35 * sides[gaps.argmin()]:
+        return face
+    k = int(gaps.argmin())
+    if verdict.values[k].max() >= VALUE_OVERRIDE and verdict.die[k] >= NEW_DIE:
+        return replace(face, value=int(verdict.value[k]))
+    return face
+
+
+# The judge's value replaces a chosen face's when the judge is this sure of it.
+VALUE_OVERRIDE = 2.0
+# A die the pip-first reader missed is added when the judge is this sure of it and of its value.
+NEW_DIE, NEW_VALUE = 0.9, 0.8
+# A chosen face is dropped when the judge finds a die near it less likely than this.
+VETO = 0.0
+
+
+def _judged_face(bgr: np.ndarray, centre: np.ndarray, value: int, sure: float, side: float) -> "_Face":
+    """A face found by the judge alone: the typical side, no turn, body colour from a ring sample."""
+    ring = np.stack([np.cos(_RING), np.sin(_RING)], axis=1) * (0.4 * side)
+    colour = np.median(sample(bgr, centre.astype(np.float32) + ring), axis=0)
+    return _Face((), value, (float(centre[0]), float(centre[1])), side / (2.0 * HALF_SIDE), 0.0, 0.0,
+                 tuple(float(v) for v in colour), certainty=sure)
+
+
+_RING = np.radians(np.arange(0.0, 360.0, 45.0) + 22.5)
 
 
 def candidate_faces(image: np.ndarray) -> list[tuple["_Face", np.ndarray]]:

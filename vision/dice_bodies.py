@@ -84,6 +84,15 @@ def find_bodies(bgr: np.ndarray, typical: float,
     return bodies, more
 
 
+def body_squares(bgr: np.ndarray, typical: float) -> list[tuple[tuple[float, float], float, float]]:
+    """Every die-sized square blob that stands out from the table (centre, side, turn), read or not:
+    places where a die may lie whose pips the pip-first reader could not join."""
+    if typical < 12 or min(bgr.shape[:2]) < 3 * typical:
+        return []
+    mask, shrink = _body_mask(bgr, typical)
+    return _squares(mask, shrink, typical)
+
+
 def _owner(near: np.ndarray, centre: tuple[float, float], side: float, typical: float) -> int:
     """The index of the face read already on this body, or -1 when none is."""
     if not len(near):

@@ -1,0 +1,102 @@
+"""A small convolutional judge of die candidates: is a die centred here, which value shows, and where
+exactly is its centre?
+
+The pip-first reader (vision/dice.py) proposes places where a die may be: fitted pip layouts, lone
+round pips, die-sized bodies. Each place is cut out as a small square patch, scaled so that a die
+of the image's typical size fills the same share of it, and a tiny network reads the patch: the
+chance that no die is centred there, the chance of each value 1-6, and the die's centre relative to
+the patch. The network runs through OpenCV's dnn module from an ONNX file
+(vision/models/dice_judge.onnx) made by training/train_dice_judge.py; nothing else is needed at
+the table. Without the file, the pip-first reader's own judgement stands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+MODEL_PATH = Path(__file__).parent / "models" / "dice_judge.onnx"
+
+# The patch side in network pixels, and the patch's side as a share of the typical die side: a
+# little table around the die shows where it ends, and which pips are its own.
+PATCH = 32
+CONTEXT = 1.6
+# Output columns: 0 = a die is centred here (logit), 1..6 = the value it shows (logits, read as if
+# the die were centred); then the die centre's offset (x, y) from the patch centre, in die sides.
+CLASSES = 7
+
+
+@dataclass(frozen=True)
+class Verdicts:
+    """The judge's reading of n patches: chance of a die, value chances (n x 6), centre offsets."""
+
+    die: np.ndarray
+    values: np.ndarray
+    offsets: np.ndarray
+
+    @property
+    def value(self) -> np.ndarray:
+        """The likeliest value of each patch (1-6)."""
+        return self.values.argmax(axis=1) + 1
+
+
+def patches(bgr: np.ndarray, centres: np.ndarray, sides: np.ndarray | float) -> np.ndarray:
+    """Square patches (n, 3, PATCH, PATCH) float32 around `centres`, each `CONTEXT` die sides wide,
+    each standardised on its own so that light and body colour matter less than shape."""
+    n = len(centres)
+    out = np.empty((n, 3, PATCH, PATCH), np.float32)
+    scales = PATCH / (CONTEXT * np.broadcast_to(np.asarray(sides, np.float64), (n,)))
+    for k, ((x, y), scale) in enumerate(zip(np.asarray(centres, np.float64), scales)):
+        # One affine warp per patch: scale about the centre, so the patch's middle is (x, y).
+        warp = np.array([[scale, 0.0, PATCH / 2 - scale * x], [0.0, scale, PATCH / 2 - scale * y]])
+        patch = cv2.warpAffine(bgr, warp, (PATCH, PATCH), flags=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE)
+        out[k] = standardised(patch)
+    return out
+
+
+def standardised(patch: np.ndarray) -> np.ndarray:
+    """A BGR uint8 patch as (3, h, w) float32 with zero mean and unit spread over all its values."""
+    values = patch.astype(np.float32)
+    values -= values.mean()
+    values /= values.std() + 8.0
+    return values.transpose(2, 0, 1)
+
+
+class DiceJudge:
+    """The network, loaded once; `judge` reads many patches in one pass."""
+
+    def __init__(self, path: Path = MODEL_PATH) -> None:
+        """Load the ONNX network (raises cv2.error or OSError when the file is unusable)."""
+        self._net = cv2.dnn.readNetFromONNX(str(path))
+
+    def judge(self, bgr: np.ndarray, centres: np.ndarray, sides: np.ndarray | float) -> Verdicts:
+        """The verdicts on patches around `centres` in a BGR image, for dice about `sides` wide
+        (offsets are in those sides)."""
+        if len(centres) == 0:
+            return Verdicts(np.zeros(0), np.zeros((0, 6)), np.zeros((0, 2)))
+        self._net.setInput(patches(bgr, centres, sides))
+        out = np.asarray(self._net.forward(), np.float64).reshape(len(centres), -1)
+        return verdicts(out)
+
+
+def verdicts(out: np.ndarray) -> Verdicts:
+    """The network's raw rows (die logit, 6 value logits, 2 offsets) as chances and offsets."""
+    die = 1.0 / (1.0 + np.exp(-np.clip(out[:, 0], -30, 30)))
+    logits = out[:, 1:CLASSES]
+    values = np.exp(logits - logits.max(axis=1, keepdims=True))
+    values /= values.sum(axis=1, keepdims=True)
+    return Verdicts(die=die, values=values, offsets=out[:, CLASSES:CLASSES + 2])
+
+
+def load_judge(path: Path = MODEL_PATH) -> DiceJudge | None:
+    """The shipped judge, or None when its file is missing or unreadable (the reader then judges alone)."""
+    if not path.exists():
+        return None
+    try:
+        return DiceJudge(path)
+    except (cv2.error, OSError):
+        return None
