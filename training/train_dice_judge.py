@@ -209,7 +209,7 @@ def train(x: np.ndarray, classes: np.ndarray, offsets: np.ndarray, epochs: int, 
         net.train()
         total = 0.0
         for xb, cb, ob in loader:
-            xb = _flipped(xb, cb, ob)
+            xb, ob = _turned(xb, ob)
             out = net(xb)
             die = cb > 0
             # Not-dice weigh more: a false die costs a player more than a die read a moment later.
@@ -230,15 +230,20 @@ def train(x: np.ndarray, classes: np.ndarray, offsets: np.ndarray, epochs: int, 
     return net.eval()
 
 
-def _flipped(xb, cb, ob):
-    """Half the batch mirrored left-right (a die's mirror image shows the same value); offsets follow."""
+def _turned(xb, ob):
+    """The batch mirrored and turned by quarter turns at random (a die shows the same value in
+    every such view); the centre offsets follow the pixels."""
     import torch
 
+    xb, ob = xb.clone(), ob.clone()
     flip = torch.rand(len(xb)) < 0.5
-    xb = xb.clone()
     xb[flip] = torch.flip(xb[flip], dims=[3])
     ob[flip, 0] = -ob[flip, 0]
-    return xb
+    quarter = torch.rand(len(xb)) < 0.5
+    # rot90 over (rows, columns) moves the pixel at (x, y) to (y, -x) about the middle.
+    xb[quarter] = torch.rot90(xb[quarter], 1, dims=[2, 3])
+    ob[quarter] = torch.stack([ob[quarter, 1], -ob[quarter, 0]], dim=1)
+    return xb, ob
 
 
 def export(net, path: Path) -> None:
@@ -281,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--report", action="store_true", help="train on halves and read the unseen halves")
     parser.add_argument("--write", action="store_true", help="train on everything and write the model")
-    parser.add_argument("--epochs", type=int, default=24)
+    parser.add_argument("--epochs", type=int, default=36)
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     started = time.perf_counter()

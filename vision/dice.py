@@ -18,7 +18,12 @@ How it reads (pip-first, so it works for any body colour with contrasting pips):
    about the size of the faces read so far, but hold no chosen face, are read on their own (pips
    of whichever colour separate best from that body, fitted to a real layout); a face read as a
    two or three whose body shows more pips is raised (a six split into a three and a two);
-7. the body colour around the pips is named by the colour profile, compared with the table
+7. a small convolutional judge (vision/dice_judge.py, vision/models/dice_judge.onnx, run by OpenCV's
+   dnn module) looks at a patch around every chosen face and every other proposed place: it adds
+   the dice it is sure of where no face was chosen (clumps, faint pips, bodies like the table),
+   and its value replaces a chosen face's where it is sure of another. Without the model file the
+   pip-first reading stands;
+8. the body colour around the pips is named by the colour profile, compared with the table
    beside the die when the profile knows the table's colour (vision/colour.py).
 """
 
@@ -31,7 +36,7 @@ import numpy as np
 
 from vision.colour import ColourProfile, default_profile
 from vision.dice_bodies import body_squares, find_bodies
-from vision.dice_judge import load_judge
+from vision.dice_judge import Verdicts, load_judge
 from vision.dice_layout import HALF_SIDE, TOLERANCE, fit_faces
 from vision.dice_pips import Pips, find_pips, sample, spot_map
 from vision.dice_scorer import load_scorer
@@ -156,8 +161,9 @@ _SCORER = load_scorer()
 # The convolutional judge of die places (None: the pip-first reading stands).
 _JUDGE = load_judge()
 
-# Places nearer than this share of the typical side are judged once.
-PROPOSAL_SPACING = 0.2
+# Places nearer than this share of the typical face size are judged once; nearer than CHOSEN_REACH
+# to a face the pip-first reader chose, they are left to that face.
+PROPOSAL_SPACING, CHOSEN_REACH = 0.2, 0.8
 # Places the judge finds likelier than this to hold a die are judged again at the centre it found.
 RECHECK = 0.2
 # A die the judge finds lies at least this share of a die side from every other.
@@ -181,7 +187,11 @@ def judge_proposals(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_F
         squares = body_squares(bgr, typical)
         places += [centre for centre, _, _ in squares]
         sizes += [typical] * len(squares)
-    keep = _spread_out(np.array(places, np.float64).reshape(-1, 2), PROPOSAL_SPACING * typical)
+    # Other places near a chosen face are mostly other fits of that die's pips: judging the face once
+    # is enough (and the judge's time grows with every place).
+    reach = np.full(len(places), PROPOSAL_SPACING * typical)
+    reach[:len(chosen)] = CHOSEN_REACH * typical
+    keep = _spread_out(np.array(places, np.float64).reshape(-1, 2), reach)
     sides = DIE_PER_FACE * np.clip(np.array(sizes)[keep], SIZE_RANGE[0] * typical, SIZE_RANGE[1] * typical)
     return np.array(places, np.float64).reshape(-1, 2)[keep], sides, DIE_PER_FACE * typical
 
@@ -193,13 +203,16 @@ DIE_PER_FACE = 1.4
 SIZE_RANGE = (0.7, 1.45)
 
 
-def _spread_out(points: np.ndarray, spacing: float) -> list[int]:
-    """Indices of the points in order, each dropped when it lies within `spacing` of one kept before it."""
-    kept: list[int] = []
-    for k, point in enumerate(points):
-        if all(np.hypot(*(point - points[j])) >= spacing for j in kept):
+def _spread_out(points: np.ndarray, reach: np.ndarray) -> np.ndarray:
+    """Indices of the points in order, each dropped when it lies within the reach of one kept before it."""
+    gaps = np.hypot(points[:, None, 0] - points[None, :, 0], points[:, None, 1] - points[None, :, 1])
+    dropped = np.zeros(len(points), bool)
+    kept = []
+    for k in range(len(points)):
+        if not dropped[k]:
             kept.append(k)
-    return kept
+            dropped |= gaps[k] < reach[k]
+    return np.array(kept, np.intp)
 
 
 def _judged_faces(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Face"], whole: bool) -> list["_Face"]:
@@ -212,9 +225,10 @@ def _judged_faces(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Fac
     likely = first.die > RECHECK
     centres = places[likely] + first.offsets[likely] * sides[likely, None]
     sides = sides[likely]
-    verdict = _JUDGE.judge(bgr, centres, sides)
+    verdict = _second_look(bgr, centres, sides, first, likely)
     centres = centres + verdict.offsets * sides[:, None]
-    kept = [_revalued(f, centres, sides, verdict) for f in chosen if not _rejected(f, centres, sides, verdict)]
+    kept = [_revalued(f, centres, sides, verdict) for f in chosen
+            if _die_chance(f, places, first.die, centres, verdict.die, typical) >= VETO]
     for k in np.argsort(-verdict.die).tolist():
         if verdict.die[k] < NEW_DIE:
             break
@@ -227,13 +241,31 @@ def _judged_faces(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Fac
     return kept
 
 
-def _rejected(face: "_Face", centres: np.ndarray, sides: np.ndarray, verdict) -> bool:
-    """True when the judge, looking near a chosen face, finds no die there at all."""
-    if not len(centres):
-        return False
-    gaps = np.hypot(*(centres - np.array(face.centre)).T)
-    near = gaps < 0.35 * sides
-    return not near.any() or float(verdict.die[near].max()) < VETO
+def _second_look(bgr: np.ndarray, centres: np.ndarray, sides: np.ndarray, first, likely: np.ndarray) -> Verdicts:
+    """The judge's verdicts at the centres its first look found: looked at again where the first
+    look was off by more than RECENTRE of a side (the value is read best with the die centred)."""
+    offsets = first.offsets[likely]
+    values = first.values[likely].copy()
+    die = first.die[likely].copy()
+    off = np.hypot(offsets[:, 0], offsets[:, 1]) > RECENTRE
+    moved = np.zeros_like(offsets)
+    if off.any():
+        again = _JUDGE.judge(bgr, centres[off], sides[off])
+        values[off], die[off], moved[off] = again.values, again.die, again.offsets
+    return Verdicts(die, values, moved)
+
+
+# A first look this near (in die sides) to the die's centre is not repeated.
+RECENTRE = 0.08
+
+
+def _die_chance(face: "_Face", places: np.ndarray, first: np.ndarray, centres: np.ndarray, second: np.ndarray,
+                typical: float) -> float:
+    """The judge's highest chance of a die at or near a chosen face, over both looks."""
+    point = np.array(face.centre)
+    near_place = np.hypot(*(places - point).T) < 0.5 * typical
+    near_centre = np.hypot(*(centres - point).T) < 0.5 * typical if len(centres) else np.zeros(0, bool)
+    return max([0.0, *first[near_place].tolist(), *second[near_centre].tolist()])
 
 
 def _revalued(face: "_Face", centres: np.ndarray, sides: np.ndarray, verdict) -> "_Face":
@@ -247,11 +279,13 @@ def _revalued(face: "_Face", centres: np.ndarray, sides: np.ndarray, verdict) ->
     return face
 
 
-# The judge's value replaces a chosen face's when the judge is this sure of it.
-VALUE_OVERRIDE = 2.0
-# A die the pip-first reader missed is added when the judge is this sure of it and of its value.
-NEW_DIE, NEW_VALUE = 0.9, 0.8
-# A chosen face is dropped when the judge finds a die near it less likely than this.
+# The judge's value replaces a chosen face's when the judge is this sure of it (and of the die).
+VALUE_OVERRIDE = 0.98
+# A die the pip-first reader missed is added when the judge is this sure of it and of its value
+# (held-out photos: surer adds miss real dice, less sure ones add keyboard keys).
+NEW_DIE, NEW_VALUE = 0.99, 0.8
+# A chosen face is dropped when the judge finds a die near it less likely than this: 0, never (on
+# held-out photos every veto dropped as many real dice as false ones).
 VETO = 0.0
 
 

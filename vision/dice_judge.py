@@ -12,6 +12,7 @@ the table. Without the file, the pip-first reader's own judgement stands.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,14 +73,19 @@ class DiceJudge:
     def __init__(self, path: Path = MODEL_PATH) -> None:
         """Load the ONNX network (raises cv2.error or OSError when the file is unusable)."""
         self._net = cv2.dnn.readNetFromONNX(str(path))
+        # One network object serves every thread (the live table, a card being taught from a phone):
+        # OpenCV's forward pass is not safe to run twice at once on it.
+        self._lock = threading.Lock()
 
     def judge(self, bgr: np.ndarray, centres: np.ndarray, sides: np.ndarray | float) -> Verdicts:
         """The verdicts on patches around `centres` in a BGR image, for dice about `sides` wide
         (offsets are in those sides)."""
         if len(centres) == 0:
             return Verdicts(np.zeros(0), np.zeros((0, 6)), np.zeros((0, 2)))
-        self._net.setInput(patches(bgr, centres, sides))
-        out = np.asarray(self._net.forward(), np.float64).reshape(len(centres), -1)
+        batch = patches(bgr, centres, sides)
+        with self._lock:
+            self._net.setInput(batch)
+            out = np.asarray(self._net.forward(), np.float64).reshape(len(centres), -1)
         return verdicts(out)
 
 

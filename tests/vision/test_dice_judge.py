@@ -1,0 +1,219 @@
+"""The convolutional die judge: its patches, its verdicts, its model file, and what it adds to the reader."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+import vision.dice as dice
+from vision.dice_judge import CONTEXT, MODEL_PATH, PATCH, DiceJudge, load_judge, patches, standardised, verdicts
+
+REPO = Path(__file__).resolve().parents[2]
+DATA = REPO.parent / "shared" / "data" / "dice"
+
+
+def test_verdicts_turn_raw_rows_into_chances_and_offsets():
+    raw = np.array([[0.0, 5.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.1, -0.2],
+                    [-40.0, 0.0, 0.0, 0.0, 0.0, 0.0, 9.0, 0.0, 0.0]])
+    v = verdicts(raw)
+    assert v.die[0] == pytest.approx(0.5)
+    assert v.die[1] < 1e-9
+    assert np.allclose(v.values.sum(axis=1), 1.0)
+    assert v.value.tolist() == [1, 6]
+    assert v.offsets[0].tolist() == pytest.approx([0.1, -0.2])
+
+
+def test_a_patch_is_centred_on_its_place_and_scaled_to_the_die_side():
+    image = np.full((200, 300, 3), 30, np.uint8)
+    cv2.rectangle(image, (140, 90), (160, 110), (250, 250, 250), -1)  # a 21 px bright square at (150, 100)
+    out = patches(image, np.array([[150.0, 100.0], [40.0, 40.0]]), 21.0)
+    assert out.shape == (2, 3, PATCH, PATCH) and out.dtype == np.float32
+    middle = out[0, :, PATCH // 2, PATCH // 2]
+    corner = out[0, :, 0, 0]
+    assert (middle > 0).all() and (corner < 0).all()
+    # The square fills 1 / CONTEXT of the patch's width: count the bright columns across the middle.
+    bright = int((out[0, 0, PATCH // 2] > 0).sum())
+    assert abs(bright - PATCH / CONTEXT) <= 2
+    # A patch of plain table is flat, not noise blown up by the standardising.
+    assert np.abs(out[1]).max() < 1e-3
+
+
+def test_patches_near_the_edge_and_of_several_sizes_are_made():
+    image = np.random.default_rng(3).integers(0, 255, (50, 60, 3), dtype=np.uint8)
+    out = patches(image, np.array([[0.0, 0.0], [59.0, 49.0], [30.0, 25.0]]), np.array([10.0, 80.0, 30.0]))
+    assert out.shape == (3, 3, PATCH, PATCH)
+    assert np.isfinite(out).all()
+
+
+def test_standardised_patch_has_zero_mean():
+    patch = np.random.default_rng(1).integers(0, 255, (PATCH, PATCH, 3), dtype=np.uint8)
+    out = standardised(patch)
+    assert out.shape == (3, PATCH, PATCH)
+    assert abs(float(out.mean())) < 1e-4
+
+
+def test_a_missing_or_broken_model_file_leaves_the_reader_on_its_own(tmp_path):
+    assert load_judge(tmp_path / "absent.onnx") is None
+    broken = tmp_path / "broken.onnx"
+    broken.write_bytes(b"this is not a network")
+    assert load_judge(broken) is None
+
+
+def test_the_judge_model_ships_with_the_reader():
+    assert MODEL_PATH.exists(), "vision/models/dice_judge.onnx is made by training/train_dice_judge.py --write"
+    judge = load_judge()
+    assert judge is not None and dice._JUDGE is not None
+
+
+def test_no_places_no_verdicts():
+    judge = DiceJudge()
+    v = judge.judge(np.zeros((40, 40, 3), np.uint8), np.zeros((0, 2)), 10.0)
+    assert len(v.die) == 0 and v.values.shape == (0, 6)
+
+
+def _truth(name: str) -> list[dict]:
+    """The labels of one photo set, or a skip when the photos are not beside the repo."""
+    path = DATA / name / "truth.json"
+    if not path.exists():
+        pytest.skip(f"{path} is absent")
+    return json.loads(path.read_text())
+
+
+def test_the_judge_sees_the_labelled_dice_and_not_the_table_between_them():
+    name = "nell-byler-1208"
+    truth = _truth(name)
+    judge = DiceJudge()
+    on, off = [], []
+    for entry in truth[:20]:
+        image = cv2.imread(str(DATA / name / "images" / entry["image"]))
+        centres = np.array([((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in (d["box"] for d in entry["dice"])])
+        side = float(np.median([max(b[2] - b[0], b[3] - b[1]) for b in (d["box"] for d in entry["dice"])]))
+        on.extend(judge.judge(image, centres, side).die.tolist())
+        # Points a die and a half away from every die: table, tray rim, shadows.
+        rng = np.random.default_rng(7)
+        points = rng.uniform(0, 640, (60, 2))
+        gaps = np.hypot(*(points[:, None, :] - centres[None, :, :]).transpose(2, 0, 1)).min(axis=1)
+        off.extend(judge.judge(image, points[gaps > 1.5 * side], side).die.tolist())
+    assert np.mean(np.array(on) > 0.5) > 0.95
+    assert np.mean(np.array(off) < 0.5) > 0.95
+
+
+def test_the_judge_finds_dice_the_pip_first_reader_misses(monkeypatch):
+    name = "nell-byler-1208"
+    truth = _truth(name)
+    found = {}
+    for judge in (None, dice._JUDGE):
+        monkeypatch.setattr(dice, "_JUDGE", judge)
+        hits = 0
+        for entry in truth[:40]:
+            image = cv2.imread(str(DATA / name / "images" / entry["image"]))
+            readings = dice.read_dice(image)
+            hits += sum(any(b[0] <= r.x <= b[2] and b[1] <= r.y <= b[3] for r in readings)
+                        for b in (d["box"] for d in entry["dice"]))
+        found[judge is not None] = hits
+    assert found[True] > found[False]
+
+
+def _training_module():
+    """training/train_dice_judge.py as a module (it needs PyTorch, which only training installs)."""
+    pytest.importorskip("torch")
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("train_dice_judge", REPO / "training" / "train_dice_judge.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_training_turns_keep_each_offset_on_its_die_centre():
+    torch = pytest.importorskip("torch")
+    train = _training_module()
+    x = torch.zeros(16, 3, 8, 8)
+    x[:, :, 1, 6] = 1.0  # the "die centre" pixel: column 6, row 1, i.e. (+2.5, -2.5) from the middle
+    offsets = torch.tensor([[2.5, -2.5]] * 16)
+    torch.manual_seed(0)
+    turned, moved = train._turned(x, offsets)
+    views = set()
+    for k in range(16):
+        row, col = (turned[k, 0] == 1).nonzero()[0].tolist()
+        assert (col - 3.5, row - 3.5) == pytest.approx(tuple(moved[k].tolist()))
+        views.add((row, col))
+    assert len(views) > 1  # the batch really was turned
+
+
+def test_training_labels_a_place_by_the_nearest_die():
+    train = _training_module()
+    dice_ = [(100.0, 100.0, 4, 40.0), (200.0, 100.0, 0, 40.0)]  # the second die is rolling: no value
+    value, offset = train.label_at(np.array([105.0, 100.0]), dice_, 40.0)
+    assert value == 4 and offset.tolist() == pytest.approx([-0.125, 0.0])
+    assert train.label_at(np.array([100.0, 120.0]), dice_, 40.0) is None  # half on the die: left out
+    assert train.label_at(np.array([150.0, 160.0]), dice_, 40.0)[0] == 0
+    assert train.label_at(np.array([201.0, 100.0]), dice_, 40.0) is None  # on the rolling die
+
+
+class _FakeJudge:
+    """A judge that knows where the dice are: sure of a die (and its value) within half a side of
+    one, sure of none elsewhere; it points from a place to the nearest die's centre."""
+
+    def __init__(self, dice_: list[tuple[float, float, int]], sureness: float = 0.999) -> None:
+        self.dice = np.array([(x, y) for x, y, _ in dice_], float)
+        self.values = [v for _, _, v in dice_]
+        self.sureness = sureness
+        self.looks = 0
+
+    def judge(self, bgr, centres, sides):
+        """Verdicts at these places."""
+        from vision.dice_judge import Verdicts
+
+        centres = np.asarray(centres, float).reshape(-1, 2)
+        sides = np.broadcast_to(np.asarray(sides, float), (len(centres),))
+        self.looks += len(centres)
+        die, values, offsets = [], [], []
+        for (x, y), side in zip(centres, sides):
+            gaps = np.hypot(*(self.dice - (x, y)).T)
+            k = int(gaps.argmin())
+            near = gaps[k] < 0.5 * side
+            die.append(self.sureness if near else 0.01)
+            row = np.full(6, (1 - self.sureness) / 5)
+            row[self.values[k] - 1] = self.sureness
+            values.append(row)
+            offsets.append((self.dice[k] - (x, y)) / side if near else (0.0, 0.0))
+        return Verdicts(np.array(die), np.array(values), np.array(offsets).reshape(-1, 2))
+
+
+def _face(x: float, y: float, value: int, size: float = 20.0):
+    """A pip-first face at (x, y) of this value and face size."""
+    from vision.dice_layout import HALF_SIDE
+
+    return dice._Face(tuple(range(value)), value, (x, y), size / (2 * HALF_SIDE), 0.0, 0.1, (200.0, 200.0, 200.0))
+
+
+def test_the_judge_adds_a_die_where_no_face_was_chosen_and_rereads_a_value_it_is_sure_of(monkeypatch):
+    image = np.full((300, 400, 3), 90, np.uint8)
+    chosen = [_face(100, 100, 3), _face(200, 100, 4)]
+    missed = _face(300, 200, 2)  # a candidate the pip-first reader did not choose
+    judge = _FakeJudge([(100, 100, 3), (200, 100, 6), (302, 203, 5)])
+    monkeypatch.setattr(dice, "_JUDGE", judge)
+    faces = dice._judged_faces(image, chosen, [missed], whole=False)
+    found = sorted((round(f.centre[0]), round(f.centre[1]), f.value) for f in faces)
+    assert found == [(100, 100, 3), (200, 100, 6), (302, 203, 5)]
+
+
+def test_an_unsure_judge_changes_nothing(monkeypatch):
+    image = np.full((300, 400, 3), 90, np.uint8)
+    chosen = [_face(100, 100, 3), _face(200, 100, 4)]
+    monkeypatch.setattr(dice, "_JUDGE", _FakeJudge([(100, 100, 3), (200, 100, 6), (300, 200, 5)], sureness=0.9))
+    faces = dice._judged_faces(image, chosen, [_face(300, 200, 2)], whole=False)
+    assert sorted((f.centre, f.value) for f in faces) == [((100, 100), 3), ((200, 100), 4)]
+
+
+def test_a_centred_first_look_is_not_repeated(monkeypatch):
+    image = np.full((300, 400, 3), 90, np.uint8)
+    judge = _FakeJudge([(100, 100, 3), (200, 100, 4)])
+    monkeypatch.setattr(dice, "_JUDGE", judge)
+    dice._judged_faces(image, [_face(100, 100, 3), _face(200, 100, 4)], [], whole=False)
+    assert judge.looks == 2
