@@ -185,11 +185,12 @@ class _FakeJudge:
         return Verdicts(np.array(die), np.array(values), np.array(offsets).reshape(-1, 2))
 
 
-def _face(x: float, y: float, value: int, size: float = 20.0):
-    """A pip-first face at (x, y) of this value and face size."""
+def _face(x: float, y: float, value: int, size: float = 20.0, certainty: float = 0.9):
+    """A pip-first face at (x, y) of this value and face size, as sure as the face scorer made it."""
     from vision.dice_layout import HALF_SIDE
 
-    return dice._Face(tuple(range(value)), value, (x, y), size / (2 * HALF_SIDE), 0.0, 0.1, (200.0, 200.0, 200.0))
+    return dice._Face(tuple(range(value)), value, (x, y), size / (2 * HALF_SIDE), 0.0, 0.1, (200.0, 200.0, 200.0),
+                      certainty=certainty)
 
 
 def test_the_judge_adds_a_die_where_no_face_was_chosen_and_rereads_a_value_it_is_sure_of(monkeypatch):
@@ -217,3 +218,13 @@ def test_a_centred_first_look_is_not_repeated(monkeypatch):
     monkeypatch.setattr(dice, "_JUDGE", judge)
     dice._judged_faces(image, [_face(100, 100, 3), _face(200, 100, 4)], [], whole=False)
     assert judge.looks == 2
+
+
+def test_faces_the_face_scorer_is_sure_of_are_not_judged_again(monkeypatch):
+    image = np.full((300, 400, 3), 90, np.uint8)
+    judge = _FakeJudge([(100, 100, 6), (200, 100, 4)])
+    monkeypatch.setattr(dice, "_JUDGE", judge)
+    sure, unsure = _face(100, 100, 3, certainty=dice.SETTLED), _face(200, 100, 4, certainty=0.5)
+    faces = dice._judged_faces(image, [sure, unsure], [], whole=False)
+    assert judge.looks == 1  # only the unsure face
+    assert sorted((f.centre, f.value) for f in faces) == [((100, 100), 3), ((200, 100), 4)]
