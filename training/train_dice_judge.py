@@ -137,8 +137,8 @@ def image_samples(bgr: np.ndarray, dice_: list, rng: np.random.Generator):
     """Patches, classes and offsets from one labelled image: the reader's own proposals, shifted
     patches on every die, patches beside it, and a few anywhere."""
     dice._JUDGE = None
-    chosen, candidates, whole = dice._top_faces(bgr)
-    places, sides, typical = dice.judge_proposals(bgr, chosen, candidates, whole)
+    chosen, candidates, squares = dice._top_faces(bgr)
+    places, sides, typical = dice.judge_proposals(chosen, candidates, squares)
     if typical == 0:
         return [], [], []
     points = list(zip(places, sides))
@@ -188,8 +188,8 @@ def network():
         """A 3x3 conv, batch norm, ReLU and 2x2 max pool."""
         return [nn.Conv2d(i, o, 3, padding=1), nn.BatchNorm2d(o), nn.ReLU(), nn.MaxPool2d(2)]
 
-    return nn.Sequential(*block(3, 16), *block(16, 32), *block(32, 48), nn.Flatten(),
-                         nn.Linear(48 * (PATCH // 8) ** 2, 64), nn.ReLU(), nn.Linear(64, 9))
+    return nn.Sequential(*block(3, 16), *block(16, 32), *block(32, 64), nn.Flatten(),
+                         nn.Linear(64 * (PATCH // 8) ** 2, 64), nn.ReLU(), nn.Linear(64, 9))
 
 
 def train(x: np.ndarray, classes: np.ndarray, offsets: np.ndarray, epochs: int, seed: int = SEED):
@@ -286,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--report", action="store_true", help="train on halves and read the unseen halves")
     parser.add_argument("--write", action="store_true", help="train on everything and write the model")
-    parser.add_argument("--epochs", type=int, default=36)
+    parser.add_argument("--epochs", type=int, default=48)
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     started = time.perf_counter()

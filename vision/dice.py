@@ -35,7 +35,7 @@ import cv2
 import numpy as np
 
 from vision.colour import ColourProfile, default_profile
-from vision.dice_bodies import body_squares, find_bodies
+from vision.dice_bodies import Square, body_squares, find_bodies
 from vision.dice_judge import Verdicts, load_judge
 from vision.dice_layout import HALF_SIDE, TOLERANCE, fit_faces
 from vision.dice_pips import Pips, find_pips, sample, spot_map
@@ -81,18 +81,18 @@ def read_dice(image: np.ndarray, profile: ColourProfile | None = None) -> list[D
     scale = min(1.0, WORK_SIDE / max(bgr.shape[:2]))
     if scale < 1.0:
         bgr = cv2.resize(bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    faces, candidates, whole = _top_faces(bgr)
+    faces, candidates, squares = _top_faces(bgr)
     if _JUDGE is not None:
-        faces = _judged_faces(bgr, faces, candidates, whole)
+        faces = _judged_faces(bgr, faces, candidates, squares)
     if not faces:
         return []
     names = _colour_names(bgr, faces, profile)
     return [_rescaled(_reading(face, name, sure), scale) for face, (name, sure) in zip(faces, names)]
 
 
-def _top_faces(bgr: np.ndarray) -> tuple[list["_Face"], list["_Face"], bool]:
+def _top_faces(bgr: np.ndarray) -> tuple[list["_Face"], list["_Face"], list[Square]]:
     """The top faces of the dice in a BGR image, in its pixels; every candidate face weighed; and
-    whether the whole image was read (not only regions around spots)."""
+    the die-sized body squares (none unless the whole image was read, not only regions)."""
     regions = _regions(bgr)
     whole = regions == [(0, 0, bgr.shape[1], bgr.shape[0])]
     # Pips are found region by region, but faces are fitted and judged over the whole frame at once:
@@ -105,10 +105,11 @@ def _top_faces(bgr: np.ndarray) -> tuple[list["_Face"], list["_Face"], bool]:
     else:
         plain = _plain_shares(bgr, candidates) >= PLAIN_SHARE
         chosen = _frontal_faces(pips, [f for f, ok in zip(candidates, plain) if ok])
+    squares: list[Square] = []
     if BODY_FIRST and whole:
         # Only a whole image shows enough table around the dice to tell a body from the table.
-        chosen = _body_faces(bgr, chosen)
-    return chosen, candidates, whole
+        chosen, squares = _body_faces(bgr, chosen)
+    return chosen, candidates, squares
 
 
 def _cut_off(shape: tuple[int, ...], face: "_Face") -> bool:
@@ -130,13 +131,15 @@ BODY_FIRST = True
 BODY_CERTAINTY = 0.5
 
 
-def _body_faces(bgr: np.ndarray, chosen: list["_Face"]) -> list["_Face"]:
+def _body_faces(bgr: np.ndarray, chosen: list["_Face"]) -> tuple[list["_Face"], list[Square]]:
     """The chosen faces, with a higher value where their die's body shows more pips, and the faces
-    of the die bodies that they miss, at the chosen faces' typical size."""
+    of the die bodies that they miss, at the chosen faces' typical size; and all body squares."""
     measured = [f.size for f in chosen if f.value > 1]
     if not measured:
-        return chosen  # no sure die size to look for
-    bodies, more = find_bodies(bgr, _middle(measured), [(f.centre, f.value) for f in chosen])
+        return chosen, []  # no sure die size to look for
+    typical = _middle(measured)
+    squares = body_squares(bgr, typical)
+    bodies, more = find_bodies(bgr, typical, [(f.centre, f.value) for f in chosen], squares)
     out = [replace(f, value=more[k]) if k in more else f for k, f in enumerate(chosen)]
     for body in bodies:
         turn = np.radians(body.angle + np.arange(0.0, 360.0, 45.0))
@@ -144,7 +147,7 @@ def _body_faces(bgr: np.ndarray, chosen: list["_Face"]) -> list["_Face"]:
         colour = np.median(sample(bgr, np.array(body.centre, np.float32) + ring), axis=0)
         out.append(_Face((), body.value, body.centre, body.side / (2.0 * HALF_SIDE), body.angle, body.error,
                          tuple(float(v) for v in colour), certainty=BODY_CERTAINTY))
-    return out
+    return out, squares
 
 
 def _colour_names(bgr: np.ndarray, faces: list["_Face"], profile: ColourProfile) -> list[tuple[str, float]]:
@@ -170,8 +173,8 @@ RECHECK = 0.2
 DIE_SPACING = 0.6
 
 
-def judge_proposals(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Face"],
-                    whole: bool, settled: float = 2.0) -> tuple[np.ndarray, np.ndarray, float]:
+def judge_proposals(chosen: list["_Face"], candidates: list["_Face"], squares: list[Square],
+                    settled: float = 2.0) -> tuple[np.ndarray, np.ndarray, float]:
     """The places worth judging (n x 2, spread at least PROPOSAL_SPACING typical sides apart), the
     die side expected at each, and the typical die side; no places when no face tells the size.
     Chosen faces at least `settled` sure are not judged (but still keep other places off them)."""
@@ -184,10 +187,8 @@ def judge_proposals(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_F
     # A fitted layout of two or more pips tells its own die's size (dice nearer an angled camera
     # look bigger); a lone pip or a body does not, and takes the typical size.
     sizes = [f.size if f.value > 1 and f.pips else typical for f in faces]
-    if whole:
-        squares = body_squares(bgr, typical)
-        places += [centre for centre, _, _ in squares]
-        sizes += [typical] * len(squares)
+    places += [centre for centre, _, _ in squares]
+    sizes += [typical] * len(squares)
     # Other places near a chosen face are mostly other fits of that die's pips: judging the face once
     # is enough (and the judge's time grows with every place).
     reach = np.full(len(places), PROPOSAL_SPACING * typical)
@@ -217,10 +218,11 @@ def _spread_out(points: np.ndarray, reach: np.ndarray) -> np.ndarray:
     return np.array(kept, np.intp)
 
 
-def _judged_faces(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Face"], whole: bool) -> list["_Face"]:
+def _judged_faces(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Face"],
+                  squares: list[Square]) -> list["_Face"]:
     """The pip-first reader's faces that the judge does not reject, and the dice the judge is sure
     of where the pip-first reader chose nothing."""
-    places, sides, typical = judge_proposals(bgr, chosen, candidates, whole, settled=SETTLED)
+    places, sides, typical = judge_proposals(chosen, candidates, squares, settled=SETTLED)
     if not len(places):
         return chosen
     first = _JUDGE.judge(bgr, places, sides)

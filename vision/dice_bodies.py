@@ -52,16 +52,21 @@ class Body:
     error: float
 
 
-def find_bodies(bgr: np.ndarray, typical: float,
-                taken: list[tuple[tuple[float, float], int]]) -> tuple[list[Body], dict[int, int]]:
+# A die-sized blob: its centre, side and turn (degrees), in the image's pixels.
+Square = tuple[tuple[float, float], float, float]
+
+
+def find_bodies(bgr: np.ndarray, typical: float, taken: list[tuple[tuple[float, float], int]],
+                squares: list[Square] | None = None) -> tuple[list[Body], dict[int, int]]:
     """Die bodies of about `typical` side that the `taken` faces (centre, value) miss, each with the
     value its pips show; and, by index into `taken`, a higher value that a taken face's body shows
-    (pip-first finding loses faint pips, so a six split into a three and a two reads as a three)."""
+    (pip-first finding loses faint pips, so a six split into a three and a two reads as a three).
+    `squares` are the image's body squares when already found (body_squares)."""
     if typical < 12 or min(bgr.shape[:2]) < 3 * typical:
         return [], {}
-    mask, shrink = _body_mask(bgr, typical)
+    if squares is None:
+        squares = body_squares(bgr, typical)
     near = np.array([centre for centre, _ in taken], np.float32).reshape(-1, 2)
-    squares = _squares(mask, shrink, typical)
     owners = [_owner(near, centre, side, typical) for centre, side, _ in squares]
     sides = sorted(side for (_, side, _), k in zip(squares, owners) if k >= 0)
     bodies, more = [], {}
@@ -84,7 +89,7 @@ def find_bodies(bgr: np.ndarray, typical: float,
     return bodies, more
 
 
-def body_squares(bgr: np.ndarray, typical: float) -> list[tuple[tuple[float, float], float, float]]:
+def body_squares(bgr: np.ndarray, typical: float) -> list[Square]:
     """Every die-sized square blob that stands out from the table (centre, side, turn), read or not:
     places where a die may lie whose pips the pip-first reader could not join."""
     if typical < 12 or min(bgr.shape[:2]) < 3 * typical:

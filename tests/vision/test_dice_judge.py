@@ -199,7 +199,7 @@ def test_the_judge_adds_a_die_where_no_face_was_chosen_and_rereads_a_value_it_is
     missed = _face(300, 200, 2)  # a candidate the pip-first reader did not choose
     judge = _FakeJudge([(100, 100, 3), (200, 100, 6), (302, 203, 5)])
     monkeypatch.setattr(dice, "_JUDGE", judge)
-    faces = dice._judged_faces(image, chosen, [missed], whole=False)
+    faces = dice._judged_faces(image, chosen, [missed], squares=[])
     found = sorted((round(f.centre[0]), round(f.centre[1]), f.value) for f in faces)
     assert found == [(100, 100, 3), (200, 100, 6), (302, 203, 5)]
 
@@ -208,7 +208,7 @@ def test_an_unsure_judge_changes_nothing(monkeypatch):
     image = np.full((300, 400, 3), 90, np.uint8)
     chosen = [_face(100, 100, 3), _face(200, 100, 4)]
     monkeypatch.setattr(dice, "_JUDGE", _FakeJudge([(100, 100, 3), (200, 100, 6), (300, 200, 5)], sureness=0.9))
-    faces = dice._judged_faces(image, chosen, [_face(300, 200, 2)], whole=False)
+    faces = dice._judged_faces(image, chosen, [_face(300, 200, 2)], squares=[])
     assert sorted((f.centre, f.value) for f in faces) == [((100, 100), 3), ((200, 100), 4)]
 
 
@@ -216,7 +216,7 @@ def test_a_centred_first_look_is_not_repeated(monkeypatch):
     image = np.full((300, 400, 3), 90, np.uint8)
     judge = _FakeJudge([(100, 100, 3), (200, 100, 4)])
     monkeypatch.setattr(dice, "_JUDGE", judge)
-    dice._judged_faces(image, [_face(100, 100, 3), _face(200, 100, 4)], [], whole=False)
+    dice._judged_faces(image, [_face(100, 100, 3), _face(200, 100, 4)], [], squares=[])
     assert judge.looks == 2
 
 
@@ -225,6 +225,6 @@ def test_faces_the_face_scorer_is_sure_of_are_not_judged_again(monkeypatch):
     judge = _FakeJudge([(100, 100, 6), (200, 100, 4)])
     monkeypatch.setattr(dice, "_JUDGE", judge)
     sure, unsure = _face(100, 100, 3, certainty=dice.SETTLED), _face(200, 100, 4, certainty=0.5)
-    faces = dice._judged_faces(image, [sure, unsure], [], whole=False)
+    faces = dice._judged_faces(image, [sure, unsure], [], squares=[])
     assert judge.looks == 1  # only the unsure face
     assert sorted((f.centre, f.value) for f in faces) == [((100, 100), 3), ((200, 100), 4)]
