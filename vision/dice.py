@@ -241,7 +241,7 @@ def _judged_faces(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Fac
         if any(np.hypot(*(centres[k] - np.array(f.centre))) < DIE_SPACING * sides[k] for f in kept):
             continue
         sure = float(verdict.die[k] * verdict.values[k].max())
-        kept.append(_judged_face(bgr, centres[k], int(verdict.value[k]), sure, sides[k] / DIE_PER_FACE))
+        kept.append(_judged_face(bgr, centres[k], int(verdict.value[k]), sure, sides[k]))
     return kept
 
 
@@ -296,15 +296,18 @@ NEW_DIE, NEW_VALUE = 0.995, 0.8
 VETO = 0.0
 
 
-def _judged_face(bgr: np.ndarray, centre: np.ndarray, value: int, sure: float, side: float) -> "_Face":
-    """A face found by the judge alone: its place's face size, no turn, body colour from a ring sample."""
-    ring = np.stack([np.cos(_RING), np.sin(_RING)], axis=1) * (0.4 * side)
-    colour = np.median(sample(bgr, centre.astype(np.float32) + ring), axis=0)
-    return _Face((), value, (float(centre[0]), float(centre[1])), side / (2.0 * HALF_SIDE), 0.0, 0.0,
+def _judged_face(bgr: np.ndarray, centre: np.ndarray, value: int, sure: float, die_side: float) -> "_Face":
+    """A face found by the judge alone: its place's size, no turn, body colour from two rings."""
+    # Well inside the die whatever its maker's pip spacing (the table and shadow lie beyond half a
+    # side); the median of 16 points passes over the few that fall on pips.
+    die_side = float(die_side)
+    colour = np.median(sample(bgr, centre.astype(np.float32) + _RINGS * die_side), axis=0)
+    return _Face((), value, (float(centre[0]), float(centre[1])), die_side / (DIE_PER_FACE * 2.0 * HALF_SIDE), 0.0, 0.0,
                  tuple(float(v) for v in colour), certainty=sure)
 
 
-_RING = np.radians(np.arange(0.0, 360.0, 45.0) + 22.5)
+_TURNS = np.radians(np.arange(0.0, 360.0, 45.0) + 22.5)
+_RINGS = np.concatenate([np.stack([np.cos(_TURNS), np.sin(_TURNS)], axis=1) * r for r in (0.12, 0.22)]).astype(np.float32)
 
 
 def candidate_faces(image: np.ndarray) -> list[tuple["_Face", np.ndarray]]:

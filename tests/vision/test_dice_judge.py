@@ -228,3 +228,16 @@ def test_faces_the_face_scorer_is_sure_of_are_not_judged_again(monkeypatch):
     faces = dice._judged_faces(image, [sure, unsure], [], squares=[])
     assert judge.looks == 1  # only the unsure face
     assert sorted((f.centre, f.value) for f in faces) == [((100, 100), 3), ((200, 100), 4)]
+
+
+@pytest.mark.parametrize("pip_reach", [0.25, 0.32])  # pips near the middle, or near the edges (as the simulator's)
+def test_a_die_the_judge_adds_takes_its_body_colour_from_inside_the_die(pip_reach):
+    image = np.full((200, 200, 3), 60, np.uint8)  # a dark table
+    cv2.rectangle(image, (80, 80), (119, 119), (235, 235, 235), -1)  # a white die, 40 px, centre (99.5, 99.5)
+    cv2.rectangle(image, (120, 80), (159, 119), (128, 128, 128), -1)  # a gray die touching it
+    for dx in (-1, 1):
+        for dy in (-1, 1):
+            cv2.circle(image, (round(99.5 + dx * pip_reach * 40), round(99.5 + dy * pip_reach * 40)), 4, (20, 20, 20), -1)
+    # The judge's die side runs DIE_PER_FACE face sizes; a fit's face size may be the whole die.
+    face = dice._judged_face(image, np.array([99.5, 99.5]), 4, 0.99, dice.DIE_PER_FACE * 40.0)
+    assert min(face.body) > 200
