@@ -241,3 +241,13 @@ def test_a_die_the_judge_adds_takes_its_body_colour_from_inside_the_die(pip_reac
     # The judge's die side runs DIE_PER_FACE face sizes; a fit's face size may be the whole die.
     face = dice._judged_face(image, np.array([99.5, 99.5]), 4, 0.99, dice.DIE_PER_FACE * 40.0)
     assert min(face.body) > 200
+
+
+def test_an_unsure_face_where_the_judge_sees_no_die_is_dropped_and_a_sure_one_kept(monkeypatch):
+    image = np.full((300, 400, 3), 90, np.uint8)
+    judge = _FakeJudge([(100, 100, 3)])  # a die at (100, 100) only
+    monkeypatch.setattr(dice, "_JUDGE", judge)
+    key = _face(250, 200, 1, certainty=0.6)  # a keyboard key's symbol, say
+    sure = _face(100, 250, 2, certainty=dice.SETTLED)
+    faces = dice._judged_faces(image, [_face(100, 100, 3), key, sure], [], squares=[])
+    assert sorted((f.centre, f.value) for f in faces) == [((100, 100), 3), ((100, 250), 2)]
