@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import dice_benchmark  # noqa: E402
 import vision.dice as dice  # noqa: E402
-from vision.dice_judge import CONTEXT, MODEL_PATH, PATCH, DiceJudge, standardised  # noqa: E402
+from vision.dice_judge import CONTEXT, MODEL_PATH, PATCH, DiceJudge, cut_patch, standardised  # noqa: E402
 from vision.simulator import BODY_COLOURS, LIGHTINGS, random_scene, render_table  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "dice"
@@ -85,13 +85,7 @@ def simulator_images(frames: int = SIM_FRAMES, seed: int = SEED) -> list:
 def patch(bgr: np.ndarray, centre: np.ndarray, side: float, turn: float, rng: np.random.Generator | None) -> np.ndarray:
     """One training patch (3, PATCH, PATCH): the judge's patch turned by `turn` radians, recoloured
     and blurred at random when a generator is given."""
-    scale = PATCH / (CONTEXT * side)
-    c, s = np.cos(turn) * scale, np.sin(turn) * scale
-    rot = np.array([[c, -s], [s, c]])
-    shift = PATCH / 2 - rot @ centre
-    warp = np.hstack([rot, shift[:, None]])
-    out = cv2.warpAffine(bgr, warp, (PATCH, PATCH), flags=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
-                         borderMode=cv2.BORDER_REPLICATE)
+    out = cut_patch(bgr, centre, PATCH / (CONTEXT * side), turn)
     if rng is not None:
         out = recoloured(out, rng)
     return standardised(out)

@@ -175,7 +175,7 @@ DIE_SPACING = 0.6
 
 def judge_proposals(chosen: list["_Face"], candidates: list["_Face"], squares: list[Square],
                     settled: float = 2.0) -> tuple[np.ndarray, np.ndarray, float]:
-    """The places worth judging (n x 2, spread at least PROPOSAL_SPACING typical sides apart), the
+    """The places worth judging (n x 2, at least PROPOSAL_SPACING typical face sizes apart), the
     die side expected at each, and the typical die side; no places when no face tells the size.
     Chosen faces at least `settled` sure are not judged (but still keep other places off them)."""
     measured = [f.size for f in chosen if f.value > 1] or [f.size for f in candidates if f.value > 1]
@@ -245,7 +245,8 @@ def _judged_faces(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Fac
     return kept
 
 
-def _second_look(bgr: np.ndarray, centres: np.ndarray, sides: np.ndarray, first, likely: np.ndarray) -> Verdicts:
+def _second_look(bgr: np.ndarray, centres: np.ndarray, sides: np.ndarray, first: Verdicts,
+                 likely: np.ndarray) -> Verdicts:
     """The judge's verdicts at the centres its first look found: looked at again where the first
     look was off by more than RECENTRE of a side (the value is read best with the die centred)."""
     offsets = first.offsets[likely]
@@ -275,7 +276,7 @@ def _die_chance(face: "_Face", places: np.ndarray, first: np.ndarray, centres: n
     return max([0.0, *first[near_place].tolist(), *second[near_centre].tolist()])
 
 
-def _revalued(face: "_Face", centres: np.ndarray, sides: np.ndarray, verdict) -> "_Face":
+def _revalued(face: "_Face", centres: np.ndarray, sides: np.ndarray, verdict: Verdicts) -> "_Face":
     """The face with the judge's value when the judge, at the die nearest it, is sure of another."""
     gaps = np.hypot(*(centres - np.array(face.centre)).T) if len(centres) else np.zeros(0)
     if not len(gaps) or gaps.min() > 0.35 * sides[gaps.argmin()]:

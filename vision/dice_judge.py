@@ -3,8 +3,8 @@ exactly is its centre?
 
 The pip-first reader (vision/dice.py) proposes places where a die may be: fitted pip layouts, lone
 round pips, die-sized bodies. Each place is cut out as a small square patch, scaled so that a die
-of the image's typical size fills the same share of it, and a tiny network reads the patch: the
-chance that no die is centred there, the chance of each value 1-6, and the die's centre relative to
+of the size expected there fills the same share of it, and a tiny network reads the patch: the
+chance that a die is centred there, the chance of each value 1-6, and the die's centre relative to
 the patch. The network runs through OpenCV's dnn module from an ONNX file
 (vision/models/dice_judge.onnx) made by training/train_dice_judge.py; nothing else is needed at
 the table. Without the file, the pip-first reader's own judgement stands.
@@ -21,7 +21,7 @@ import numpy as np
 
 MODEL_PATH = Path(__file__).parent / "models" / "dice_judge.onnx"
 
-# The patch side in network pixels, and the patch's side as a share of the typical die side: a
+# The patch side in network pixels, and the patch's side as a share of the expected die side: a
 # little table around the die shows where it ends, and which pips are its own.
 PATCH = 32
 CONTEXT = 1.6
@@ -50,13 +50,19 @@ def patches(bgr: np.ndarray, centres: np.ndarray, sides: np.ndarray | float) -> 
     n = len(centres)
     out = np.empty((n, 3, PATCH, PATCH), np.float32)
     scales = PATCH / (CONTEXT * np.broadcast_to(np.asarray(sides, np.float64), (n,)))
-    for k, ((x, y), scale) in enumerate(zip(np.asarray(centres, np.float64), scales)):
-        # One affine warp per patch: scale about the centre, so the patch's middle is (x, y).
-        warp = np.array([[scale, 0.0, PATCH / 2 - scale * x], [0.0, scale, PATCH / 2 - scale * y]])
-        patch = cv2.warpAffine(bgr, warp, (PATCH, PATCH), flags=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
-                               borderMode=cv2.BORDER_REPLICATE)
-        out[k] = standardised(patch)
+    for k, (centre, scale) in enumerate(zip(np.asarray(centres, np.float64), scales)):
+        out[k] = standardised(cut_patch(bgr, centre, scale))
     return out
+
+
+def cut_patch(bgr: np.ndarray, centre: np.ndarray, scale: float, turn: float = 0.0) -> np.ndarray:
+    """The BGR patch (PATCH x PATCH) whose middle is `centre`, the image scaled by `scale` and
+    turned by `turn` radians about it (training turns patches; the reader does not)."""
+    c, s = np.cos(turn) * scale, np.sin(turn) * scale
+    rot = np.array([[c, -s], [s, c]])
+    warp = np.hstack([rot, (PATCH / 2 - rot @ centre)[:, None]])
+    return cv2.warpAffine(bgr, warp, (PATCH, PATCH), flags=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REPLICATE)
 
 
 def standardised(patch: np.ndarray) -> np.ndarray:
