@@ -240,12 +240,12 @@ def _turned(xb, ob):
     return xb, ob
 
 
-def export(net, path: Path) -> None:
-    """Write the network as ONNX for OpenCV's dnn module."""
+def export(net, path: Path, side: int = PATCH) -> None:
+    """Write a network of (n, 3, side, side) patches as ONNX for OpenCV's dnn module."""
     import torch
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(net, torch.zeros(1, 3, PATCH, PATCH), str(path), input_names=["patches"],
+    torch.onnx.export(net, torch.zeros(1, 3, side, side), str(path), input_names=["patches"],
                       output_names=["verdicts"], dynamic_axes={"patches": {0: "n"}, "verdicts": {0: "n"}},
                       dynamo=False)
 

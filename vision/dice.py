@@ -37,9 +37,10 @@ import numpy as np
 from vision.colour import ColourProfile, default_profile
 from vision.dice_bodies import Square, body_squares, find_bodies
 from vision.dice_judge import Verdicts, load_judge
-from vision.dice_layout import HALF_SIDE, TOLERANCE, fit_faces
+from vision.dice_layout import HALF_SIDE, TOLERANCE, fit_groups
 from vision.dice_pips import Pips, find_pips, sample, spot_map
 from vision.dice_scorer import load_scorer
+from vision.dice_values import load_value_reader
 
 # The reader works on images no larger than this (longest side, pixels); bigger ones are shrunk.
 WORK_SIDE = 2000
@@ -84,6 +85,8 @@ def read_dice(image: np.ndarray, profile: ColourProfile | None = None) -> list[D
     faces, candidates, squares = _top_faces(bgr)
     if _JUDGE is not None:
         faces = _judged_faces(bgr, faces, candidates, squares)
+    if _VALUES is not None:
+        faces = _valued_faces(bgr, faces, candidates)
     if not faces:
         return []
     names = _colour_names(bgr, faces, profile)
@@ -163,6 +166,8 @@ def _colour_names(bgr: np.ndarray, faces: list["_Face"], profile: ColourProfile)
 _SCORER = load_scorer()
 # The convolutional judge of die places (None: the pip-first reading stands).
 _JUDGE = load_judge()
+# The close-up value reader of unsure dice (None: the other stages' values stand).
+_VALUES = load_value_reader()
 
 # Places nearer than this share of the typical face size are judged once; nearer than CHOSEN_REACH
 # to a face the pip-first reader chose, they are left to that face.
@@ -178,10 +183,9 @@ def judge_proposals(chosen: list["_Face"], candidates: list["_Face"], squares: l
     """The places worth judging (n x 2, at least PROPOSAL_SPACING typical face sizes apart), the
     die side expected at each, and the typical die side; no places when no face tells the size.
     Chosen faces at least `settled` sure are not judged (but still keep other places off them)."""
-    measured = [f.size for f in chosen if f.value > 1] or [f.size for f in candidates if f.value > 1]
-    if not measured:
+    typical = _typical_face(chosen, candidates)
+    if not typical:
         return np.zeros((0, 2)), np.zeros(0), 0.0
-    typical = _middle(measured)
     faces = chosen + candidates
     places = [f.centre for f in faces]
     # A fitted layout of two or more pips tells its own die's size (dice nearer an angled camera
@@ -204,6 +208,31 @@ def judge_proposals(chosen: list["_Face"], candidates: list["_Face"], squares: l
 DIE_PER_FACE = 1.4
 # A place's own face size counts only within this share of the typical size.
 SIZE_RANGE = (0.7, 1.45)
+
+
+def _typical_face(chosen: list["_Face"], candidates: list["_Face"]) -> float:
+    """The median side of the faces of two or more pips (chosen ones, else candidates), 0 with none."""
+    measured = [f.size for f in chosen if f.value > 1] or [f.size for f in candidates if f.value > 1]
+    return _middle(measured) if measured else 0.0
+
+
+def _valued_faces(bgr: np.ndarray, faces: list["_Face"], candidates: list["_Face"]) -> list["_Face"]:
+    """The faces, each the reader is not sure of given the value reader's value where that is sure
+    of another (faint, small or red-on-dark pips that the pip stages miss or misplace)."""
+    unsure = [k for k, f in enumerate(faces) if f.certainty < SETTLED or not f.pips]
+    typical = _typical_face(faces, candidates)
+    if not unsure or not typical:
+        return faces
+    chances = _VALUES.read(bgr, np.array([faces[k].centre for k in unsure], np.float64), DIE_PER_FACE * typical)
+    out = list(faces)
+    for k, chance in zip(unsure, chances):
+        if chance.max() >= VALUE_SURE:
+            out[k] = replace(out[k], value=int(chance.argmax()) + 1)
+    return out
+
+
+# The value reader's value replaces an unsure face's when the reader is this sure of it.
+VALUE_SURE = 0.6
 
 
 def _spread_out(points: np.ndarray, reach: np.ndarray) -> np.ndarray:
@@ -402,21 +431,27 @@ def _faces(bgr: np.ndarray, pips: Pips) -> list[np.ndarray]:
         return []
     i, j = _candidate_pairs(pips)
     joined = _same_face(bgr, pips, i, j)
-    parent = np.arange(n)
+    return _components(n, i[joined], j[joined])
 
-    def root(k: int) -> int:
-        """Union-find root with path halving."""
-        while parent[k] != k:
-            parent[k] = parent[parent[k]]
-            k = parent[k]
-        return k
 
-    for a, b in zip(i[joined].tolist(), j[joined].tolist()):
-        parent[root(a)] = root(b)
-    groups: dict[int, list[int]] = {}
-    for k in range(n):
-        groups.setdefault(root(k), []).append(k)
-    return [np.array(g) for g in groups.values()]
+def _components(n: int, a: np.ndarray, b: np.ndarray) -> list[np.ndarray]:
+    """The connected components of n nodes joined by edges a-b, each as its nodes in order, the
+    components in order of their first node."""
+    labels = np.arange(n)
+    # Every node takes the least label among its neighbours, then its label's label, until nothing
+    # changes: a few numpy passes, where a Python union-find cost a call per pip.
+    while True:
+        low = np.minimum(labels[a], labels[b])
+        new = labels.copy()
+        np.minimum.at(new, a, low)
+        np.minimum.at(new, b, low)
+        new = new[new]
+        if np.array_equal(new, labels):
+            break
+        labels = new
+    order = np.argsort(labels, kind="stable")
+    starts = np.flatnonzero(np.r_[True, labels[order][1:] != labels[order][:-1]])
+    return np.split(order, starts[1:])
 
 
 def _candidate_pairs(pips: Pips) -> tuple[np.ndarray, np.ndarray]:
@@ -482,8 +517,8 @@ def _candidate_faces(bgr: np.ndarray, pips: Pips, every_one: bool = False) -> li
     faces: list[_Face] = []
     lone: list[int] = []
     shapes = _PipShapes.of(pips)
-    for group in _faces(bgr, pips):
-        fits, left = fit_faces(pips.xy[group], pips.radius[group], pips.roundness[group])
+    groups = _faces(bgr, pips)
+    for group, (fits, left) in zip(groups, fit_groups(pips.xy, pips.radius, pips.roundness, groups)):
         for fit in fits:
             members = tuple(int(group[m]) for m in fit.members)
             faces.append(_face(shapes, members, fit.value, fit.centre, fit.step, fit.angle, fit.error))
@@ -773,6 +808,8 @@ def die_colours(image: np.ndarray, die: DieReading,
 
 # The table field is worked out on the frame shrunk this many times.
 FIELD_SHRINK = 4
+# The table beside a die is taken beyond this many die sides from any die's centre.
+FIELD_CLEAR = 1.1
 
 
 def table_field(bgr: np.ndarray, dice: list[tuple[tuple[float, float], float]]) -> np.ndarray:
@@ -784,7 +821,7 @@ def table_field(bgr: np.ndarray, dice: list[tuple[tuple[float, float], float]]) 
     free = np.ones(small.shape[:2], np.float32)
     sides = [side for _, side in dice] or [40.0]
     for (x, y), side in dice:
-        cv2.circle(free, (int(x / FIELD_SHRINK), int(y / FIELD_SHRINK)), int(1.1 * side / FIELD_SHRINK) + 1, 0.0, -1)
+        cv2.circle(free, (int(x / FIELD_SHRINK), int(y / FIELD_SHRINK)), int(FIELD_CLEAR * side / FIELD_SHRINK) + 1, 0.0, -1)
     window = int(3.0 * float(np.median(sides)) / FIELD_SHRINK) | 1
     total = cv2.boxFilter(small * free[..., None], -1, (window, window), normalize=False)
     weight = cv2.boxFilter(free, -1, (window, window), normalize=False)

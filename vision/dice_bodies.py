@@ -292,6 +292,8 @@ def _snapped(xy: np.ndarray) -> tuple[int, float, np.ndarray] | None:
 # Shares of the strongest spot that a pip must reach, tried in turn until the pips form a layout.
 PIP_SHARES = (0.5, 0.35, 0.65)
 _INNER = slice(PATCH // 8, PATCH - PATCH // 8)
+_INNER_MASK = np.zeros((PATCH, PATCH), bool)
+_INNER_MASK[_INNER, _INNER] = True
 _SPOT_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3 * PATCH // 8 | 1, 3 * PATCH // 8 | 1))
 # Peaks closer than this (patch pixels) are one pip.
 _PEAK_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (PATCH // 6 | 1, PATCH // 6 | 1))
@@ -323,10 +325,8 @@ def _spot_maps(patch: np.ndarray) -> list[np.ndarray]:
 def _peaks(spots: np.ndarray, share: float) -> np.ndarray | None:
     """Pips as the peaks of a spot map at least a pip apart (touching pips of a six stay apart)."""
     top = float(spots[_INNER, _INNER].max())
-    peaks = (spots == cv2.dilate(spots, _PEAK_KERNEL)) & (spots >= max(PIP_STEP, share * top))
-    inner = np.zeros_like(peaks)
-    inner[_INNER, _INNER] = True
-    ys, xs = np.nonzero(peaks & inner)
+    peaks = (spots == cv2.dilate(spots, _PEAK_KERNEL)) & (spots >= max(PIP_STEP, share * top)) & _INNER_MASK
+    ys, xs = np.nonzero(peaks)
     return np.stack([xs, ys], axis=1).astype(np.float32) if 1 <= len(xs) <= 6 else None
 
 
@@ -360,7 +360,9 @@ def _template_layout(spots: np.ndarray) -> tuple[int, float, np.ndarray, np.ndar
     xs = np.clip(np.rint(points[..., 0]).astype(np.intp), 0, PATCH - 1)
     ys = np.clip(np.rint(points[..., 1]).astype(np.intp), 0, PATCH - 1)
     grid = pooled[ys, xs] / max(float(spots.max()), 1e-6)  # (places, 9)
-    margin = np.stack([grid[:, pips].min(axis=1) - grid[:, ~pips].max(axis=1) for pips in _MASKS], axis=1)
+    # (places, templates): the weakest pip of each layout less the strongest point it leaves empty.
+    margin = (np.where(_MASKS, grid[:, None, :], np.inf).min(axis=2)
+              - np.where(_MASKS, -np.inf, grid[:, None, :]).max(axis=2))
     place, template = np.unravel_index(int(np.argmax(margin)), margin.shape)
     centre = PATCH / 2 + _PLACES[place, :2]
     return int(_VALUES[template]), float(margin[place, template]), centre, points[place][_MASKS[template]]

@@ -55,13 +55,13 @@ def patches(bgr: np.ndarray, centres: np.ndarray, sides: np.ndarray | float) -> 
     return out
 
 
-def cut_patch(bgr: np.ndarray, centre: np.ndarray, scale: float, turn: float = 0.0) -> np.ndarray:
-    """The BGR patch (PATCH x PATCH) whose middle is `centre`, the image scaled by `scale` and
+def cut_patch(bgr: np.ndarray, centre: np.ndarray, scale: float, turn: float = 0.0, side: int = PATCH) -> np.ndarray:
+    """The BGR patch (side x side) whose middle is `centre`, the image scaled by `scale` and
     turned by `turn` radians about it (training turns patches; the reader does not)."""
     c, s = np.cos(turn) * scale, np.sin(turn) * scale
     rot = np.array([[c, -s], [s, c]])
-    warp = np.hstack([rot, (PATCH / 2 - rot @ centre)[:, None]])
-    return cv2.warpAffine(bgr, warp, (PATCH, PATCH), flags=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
+    warp = np.hstack([rot, (side / 2 - rot @ centre)[:, None]])
+    return cv2.warpAffine(bgr, warp, (side, side), flags=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
                           borderMode=cv2.BORDER_REPLICATE)
 
 
@@ -73,26 +73,36 @@ def standardised(patch: np.ndarray) -> np.ndarray:
     return values.transpose(2, 0, 1)
 
 
-class DiceJudge:
-    """The network, loaded once; `judge` reads many patches in one pass."""
+class OnnxNet:
+    """An ONNX network run by OpenCV's dnn module, loaded once and shared by threads."""
 
-    def __init__(self, path: Path = MODEL_PATH) -> None:
-        """Load the ONNX network (raises cv2.error or OSError when the file is unusable)."""
+    def __init__(self, path: Path) -> None:
+        """Load the network (raises cv2.error or OSError when the file is unusable)."""
         self._net = cv2.dnn.readNetFromONNX(str(path))
         # One network object serves every thread (the live table, a card being taught from a phone):
         # OpenCV's forward pass is not safe to run twice at once on it.
         self._lock = threading.Lock()
+
+    def forward(self, batch: np.ndarray) -> np.ndarray:
+        """The network's output rows (float64, one per patch) for a batch of patches."""
+        with self._lock:
+            self._net.setInput(batch)
+            return np.asarray(self._net.forward(), np.float64).reshape(len(batch), -1)
+
+
+class DiceJudge(OnnxNet):
+    """The judge network, loaded once; `judge` reads many patches in one pass."""
+
+    def __init__(self, path: Path = MODEL_PATH) -> None:
+        """Load the ONNX network (raises cv2.error or OSError when the file is unusable)."""
+        super().__init__(path)
 
     def judge(self, bgr: np.ndarray, centres: np.ndarray, sides: np.ndarray | float) -> Verdicts:
         """The verdicts on patches around `centres` in a BGR image, for dice about `sides` wide
         (offsets are in those sides)."""
         if len(centres) == 0:
             return Verdicts(np.zeros(0), np.zeros((0, 6)), np.zeros((0, 2)))
-        batch = patches(bgr, centres, sides)
-        with self._lock:
-            self._net.setInput(batch)
-            out = np.asarray(self._net.forward(), np.float64).reshape(len(centres), -1)
-        return verdicts(out)
+        return verdicts(self.forward(patches(bgr, centres, sides)))
 
 
 def verdicts(out: np.ndarray) -> Verdicts:

@@ -50,51 +50,73 @@ def fit_faces(xy: np.ndarray, radius: np.ndarray, weight: np.ndarray | None = No
 
     `weight` says how much each pip counts (its roundness: the flattened pips of a side face seen
     at an angle count less), so the face explaining the most pip weight wins."""
-    weight = np.ones(len(xy)) if weight is None else np.asarray(weight, np.float64)
-    remaining = list(range(len(xy)))
-    faces: list[FaceFit] = []
-    while len(remaining) >= 2:
-        best = _best_face(xy[remaining], radius[remaining], weight[remaining])
-        if best is None:
-            break
-        members = tuple(remaining[k] for k in best.members)
-        faces.append(FaceFit(members, best.value, best.centre, best.step, best.angle, best.error))
-        remaining = [k for k in remaining if k not in members]
-    return faces, remaining
+    weight = np.ones(len(xy)) if weight is None else weight
+    return fit_groups(xy, radius, weight, [np.arange(len(xy))])[0]
 
 
-def _best_face(xy: np.ndarray, radius: np.ndarray, weight: np.ndarray) -> FaceFit | None:
-    """The face hypothesis that explains the most pip weight, all pips on grid points, or None."""
-    if len(xy) == 2:
-        return _two(xy, radius)
-    i, j = _pairs(len(xy))
-    diag = xy[j] - xy[i]
-    length = np.hypot(diag[:, 0], diag[:, 1])
+def fit_groups(xy: np.ndarray, radius: np.ndarray, weight: np.ndarray,
+               groups: list[np.ndarray]) -> list[tuple[list[FaceFit], list[int]]]:
+    """fit_faces for many groups of pips (index arrays into xy) at once: each group's faces (members
+    as indices into the group) and leftover pips. Groups of equal size are fitted in one numpy pass
+    (a full-HD table holds some 50 groups; one pass per group cost more than the fitting)."""
+    xy, radius, weight = (np.asarray(a, np.float64) for a in (xy, radius, weight))
+    results: list[tuple[list[FaceFit], list[int]]] = [([], []) for _ in groups]
+    remaining = {g: list(range(len(group))) for g, group in enumerate(groups)}
+    while remaining:
+        by_size: dict[int, list[int]] = {}
+        for g, left in remaining.items():
+            by_size.setdefault(len(left), []).append(g)
+        for n, ids in by_size.items():
+            if n < 2:
+                fits = [None] * len(ids)
+            else:
+                pips = np.array([groups[g][remaining[g]] for g in ids])
+                fits = _best_faces(xy[pips], radius[pips], weight[pips])
+            for g, best in zip(ids, fits):
+                left = remaining[g]
+                if best is None:
+                    results[g][1].extend(left)
+                    del remaining[g]
+                    continue
+                members = tuple(left[k] for k in best.members)
+                results[g][0].append(FaceFit(members, best.value, best.centre, best.step, best.angle, best.error))
+                remaining[g] = [k for k in left if k not in members]
+    return results
+
+
+def _best_faces(xy: np.ndarray, radius: np.ndarray, weight: np.ndarray) -> list[FaceFit | None]:
+    """For each of G groups of n pips (xy G x n x 2, radius and weight G x n): the face hypothesis
+    that explains the most pip weight, all pips on grid points, or None."""
+    if xy.shape[1] == 2:
+        return [_two(p, r) for p, r in zip(xy, radius)]
+    i, j = _pairs(xy.shape[1])
+    diag = xy[:, j] - xy[:, i]  # (G, pairs, 2): each pair of pips as opposite corners of a face
+    length = np.hypot(diag[..., 0], diag[..., 1])
     step = length * (0.5 / np.sqrt(2.0))
-    rmean = (radius[i] + radius[j]) * 0.5
+    rmean = (radius[:, i] + radius[:, j]) * 0.5
     # Pips of one face are alike in size (a one's big pip never pairs with the small pips of a side).
-    rr = radius[i] / radius[j]
+    rr = radius[:, i] / radius[:, j]
     plausible = ((step > STEP_PER_RADIUS[0] * rmean) & (step < STEP_PER_RADIUS[1] * rmean)
                  & (rr < SIZE_RATIO) & (rr > 1.0 / SIZE_RATIO))
-    keep = np.flatnonzero(plausible)
-    if keep.size == 0:
-        return None
-    i, j, diag, step, rmean, length = i[keep], j[keep], diag[keep], step[keep], rmean[keep], length[keep]
-    centre = (xy[i] + xy[j]) * 0.5
+    g, h = np.nonzero(plausible)  # hypotheses: group and pair
+    out: list[FaceFit | None] = [None] * len(xy)
+    if g.size == 0:
+        return out
+    diag, step, rmean, length = diag[g, h], step[g, h], rmean[g, h], length[g, h]
+    centre = (xy[g, i[h]] + xy[g, j[h]]) * 0.5
     c = np.cos(np.pi / 4) / length
     # The grid axes are the diagonal turned by -45 and +45 degrees, as columns of one matrix each.
-    axes = np.empty((len(keep), 2, 2))
+    axes = np.empty((len(g), 2, 2))
     axes[:, 0, 0] = c * (diag[:, 0] + diag[:, 1])
     axes[:, 1, 0] = c * (diag[:, 1] - diag[:, 0])
     axes[:, 0, 1] = c * (diag[:, 0] - diag[:, 1])
     axes[:, 1, 1] = c * (diag[:, 0] + diag[:, 1])
-    q = np.matmul(xy[None, :, :] - centre[:, None, :], axes) / step[:, None, None]
-    ratio = radius[None, :] / rmean[:, None]
+    q = np.matmul(xy[g] - centre[:, None, :], axes) / step[:, None, None]
+    ratio = radius[g] / rmean[:, None]
     member = (np.abs(q).max(axis=2) < INSIDE) & (ratio > 1.0 / SIZE_RATIO) & (ratio < SIZE_RATIO)
     grid = np.clip(np.rint(q), -1, 1)
     error = np.where(member, np.abs(q - grid).max(axis=2), 0.0)
     good = error.max(axis=1) <= TOLERANCE
-    e1 = axes[:, :, 0]
     # Each pip's grid point as a bit (0-8); a hypothesis' bits name its layout in one lookup.
     codes = ((grid[..., 0] + 1) * 3 + (grid[..., 1] + 1)).astype(np.int64)
     bits = np.where(member, np.left_shift(1, codes), 0)
@@ -103,15 +125,20 @@ def _best_face(xy: np.ndarray, radius: np.ndarray, weight: np.ndarray) -> FaceFi
     value = _VALUE_OF_MASK[mask]
     ok = good & (value > 0) & (_POPCOUNT[mask] == count)
     if not ok.any():
-        return None
-    score = np.where(ok, np.round((weight[None, :] * member).sum(axis=1), 3), -1.0)
+        return out
+    score = np.round((weight[g] * member).sum(axis=1), 3)
     mean_error = error.sum(axis=1) / np.maximum(count, 1)
-    top = np.nonzero(score == score.max())[0]
-    p = int(top[np.argmin(mean_error[top])])
-    members = np.nonzero(member[p])[0]
-    angle = float(np.degrees(np.arctan2(e1[p, 1], e1[p, 0])) % 90.0)
-    return FaceFit(tuple(int(m) for m in members), int(value[p]), (float(centre[p, 0]), float(centre[p, 1])),
-                   float(step[p]), angle, float(mean_error[p]))
+    # Per group: the most weight explained, then the least mean error, then the first pair.
+    ranked = np.flatnonzero(ok)
+    ranked = ranked[np.lexsort((ranked, mean_error[ranked], -score[ranked], g[ranked]))]
+    first = ranked[np.r_[True, g[ranked][1:] != g[ranked][:-1]]]
+    for p in first.tolist():
+        e1 = axes[p, :, 0]
+        angle = float(np.degrees(np.arctan2(e1[1], e1[0])) % 90.0)
+        out[int(g[p])] = FaceFit(tuple(np.flatnonzero(member[p]).tolist()), int(value[p]),
+                                 (float(centre[p, 0]), float(centre[p, 1])), float(step[p]), angle,
+                                 float(mean_error[p]))
+    return out
 
 
 def _two(xy: np.ndarray, radius: np.ndarray) -> FaceFit | None:

@@ -1,11 +1,13 @@
-"""Face fitting (vision/dice_layout.py) and the face scorer's training (vision/dice_scorer.py)."""
+"""Face fitting (vision/dice_layout.py), pip grouping, and the face scorer's training (vision/dice_scorer.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from vision.dice_layout import fit_faces
+from vision.dice_layout import fit_faces, fit_groups
 from vision.dice_scorer import FEATURES, FaceScorer, train
 
 GRID = {
@@ -68,3 +70,69 @@ def test_scorer_learns_a_rule_and_round_trips():
     assert np.allclose(again.probability(x[:5]), scorer.probability(x[:5]))
     with pytest.raises(ValueError, match="retrain"):
         FaceScorer.from_dict(dict(scorer.to_dict(), features=["something", "else"]))
+
+
+def _scattered_group(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A group of pips: often a real face, turned and jittered, with stray pips around it."""
+    rng = np.random.default_rng(seed)
+    strays = rng.uniform(0, 60, (int(rng.integers(0, 8)), 2))
+    if rng.random() < 0.7:
+        value = int(rng.integers(2, 7))
+        face = _face(value, (30.0, 30.0), rng.uniform(5, 9), rng.uniform(0, 360)) + rng.normal(0, 0.5, (value, 2))
+        strays = np.vstack([face, strays])
+    n = len(strays)
+    return strays, rng.uniform(1.5, 2.5, n), rng.uniform(0.5, 1.0, n)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 10_000), min_size=1, max_size=8))
+def test_groups_fitted_together_fit_as_each_alone(seeds):
+    # The reader fits all of a frame's groups in one batched pass; each group's faces must be those
+    # it gets fitted on its own, whatever groups share the pass.
+    parts = [_scattered_group(seed) for seed in seeds]
+    xy = np.concatenate([p[0] for p in parts] + [np.zeros((0, 2))])
+    radius = np.concatenate([p[1] for p in parts] + [np.zeros(0)])
+    weight = np.concatenate([p[2] for p in parts] + [np.zeros(0)])
+    bounds = np.cumsum([0] + [len(p[0]) for p in parts])
+    groups = [np.arange(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+    together = fit_groups(xy, radius, weight, groups)
+    for (alone_faces, alone_left), (faces, left), part in zip(
+            (fit_faces(*p) for p in parts), together, parts):
+        assert left == alone_left
+        assert [(f.members, f.value) for f in faces] == [(f.members, f.value) for f in alone_faces]
+        for f, g in zip(faces, alone_faces):
+            assert np.allclose([*f.centre, f.step, f.angle, f.error], [*g.centre, g.step, g.angle, g.error])
+
+
+def _components_by_search(n: int, a: list[int], b: list[int]) -> list[list[int]]:
+    """Connected components by plain depth-first search, in order of their first node."""
+    links: dict[int, set[int]] = {k: set() for k in range(n)}
+    for x, y in zip(a, b):
+        links[x].add(y)
+        links[y].add(x)
+    seen: set[int] = set()
+    out = []
+    for k in range(n):
+        if k in seen:
+            continue
+        stack, part = [k], set()
+        while stack:
+            m = stack.pop()
+            if m not in part:
+                part.add(m)
+                stack.extend(links[m] - part)
+        seen |= part
+        out.append(sorted(part))
+    return out
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 60).flatmap(lambda n: st.tuples(
+    st.just(n), st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=2 * n))))
+def test_pip_groups_are_the_connected_components(graph):
+    from vision.dice import _components
+
+    n, edges = graph
+    a = np.array([x for x, _ in edges], np.intp)
+    b = np.array([y for _, y in edges], np.intp)
+    assert [g.tolist() for g in _components(n, a, b)] == _components_by_search(n, a.tolist(), b.tolist())

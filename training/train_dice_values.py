@@ -1,0 +1,187 @@
+"""Train the dice reader's value reader (vision/models/dice_values.onnx) and measure it honestly.
+
+usage: python3 training/train_dice_values.py [--report] [--write] [--epochs N]
+
+Needs PyTorch and onnx for training only (`pip install -e '.[train]'`); the table needs neither.
+The value reader looks closer than the judge: a patch just wider than the die, at about the
+photo's own resolution, so that faint, small or red-on-dark pips still show. Patches: every
+labelled die, cut as the reader would (its centre a little off, its side the die side the reader
+measures in that image), at any turn, rescaled and recoloured; from the labelled photo sets in
+../shared/data/dice and seeded simulator frames (every body colour, table and light).
+
+--report trains two models, each on the simulator and one half of each photo set (the first or
+second half of truth.json, so near-identical neighbouring shots stay together), and prints the
+value accuracy on the dice of the other half, next to the judge's: numbers on photos the model has
+not seen. --write trains on everything and writes the model. Seeded throughout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "training"))
+
+import vision.dice as dice  # noqa: E402
+from train_dice_judge import SETS, export, labelled_images, recoloured, simulator_images  # noqa: E402
+from vision.dice_values import CONTEXT, MODEL_PATH, PATCH, ValueReader, cut_patch, standardised  # noqa: E402
+
+SEED = 2026
+SIM_FRAMES = 120
+# Patches cut around each labelled die (photos), and around each simulator die.
+PER_PHOTO_DIE, PER_SIM_DIE = 24, 4
+# How far off the die's centre a patch is cut (share of a die side): the reader's centres are that good.
+JITTER = 0.1
+# The die side a patch assumes, against the side the reader measured: dice nearer an angled camera
+# look bigger, and a typical side is a median.
+STRETCH = (0.8, 1.25)
+
+
+def measured_side(bgr: np.ndarray) -> float:
+    """The typical die side the reader measures in an image (0 when it reads no face)."""
+    saved, dice._JUDGE = dice._JUDGE, None
+    try:
+        chosen, candidates, squares = dice._top_faces(bgr)
+        return dice.judge_proposals(chosen, candidates, squares)[2]
+    finally:
+        dice._JUDGE = saved
+
+
+def die_patches(bgr: np.ndarray, dice_: list, count: int, rng: np.random.Generator) -> tuple[list, list]:
+    """`count` value patches and labels for every die (x, y, value, side) of one image."""
+    side = measured_side(bgr)
+    if side == 0:
+        return [], []
+    xs, labels = [], []
+    for x, y, value, _ in dice_:
+        if not value:
+            continue  # a rolling die's value is a blur
+        for _ in range(count):
+            r, a = JITTER * side * np.sqrt(rng.random()), rng.uniform(0, 2 * np.pi)
+            centre = np.array([x + r * np.cos(a), y + r * np.sin(a)])
+            stretch = float(np.exp(rng.uniform(*np.log(STRETCH))))
+            cut = cut_patch(bgr, centre, PATCH / (CONTEXT * side * stretch), rng.uniform(0, 2 * np.pi), side=PATCH)
+            xs.append(standardised(recoloured(cut, rng)))
+            labels.append(int(value) - 1)
+    return xs, labels
+
+
+def samples(images: list, count: int, seed: int) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """Patches and labels (value - 1) by half (0, 1) from (image, dice, half) triples."""
+    rng = np.random.default_rng(seed)
+    parts: dict[int, tuple[list, list]] = {0: ([], []), 1: ([], [])}
+    for bgr, dice_, half in images:
+        xs, labels = die_patches(bgr, dice_, count, rng)
+        parts[half][0].extend(xs)
+        parts[half][1].extend(labels)
+    return {half: (np.array(x, np.float32).reshape(-1, 3, PATCH, PATCH), np.array(y, np.int64))
+            for half, (x, y) in parts.items()}
+
+
+def network():
+    """The value reader: four small conv blocks and two dense layers (about 6 M multiply-adds a patch)."""
+    from torch import nn
+
+    def block(i: int, o: int, pool: bool = True):
+        """A 3x3 conv, batch norm, ReLU and (mostly) 2x2 max pool."""
+        return [nn.Conv2d(i, o, 3, padding=1), nn.BatchNorm2d(o), nn.ReLU()] + ([nn.MaxPool2d(2)] if pool else [])
+
+    return nn.Sequential(*block(3, 16), *block(16, 32), *block(32, 64), *block(64, 64, pool=False), nn.Flatten(),
+                         nn.Linear(64 * (PATCH // 8) ** 2, 64), nn.ReLU(), nn.Linear(64, 6))
+
+
+def train(x: np.ndarray, labels: np.ndarray, epochs: int, seed: int = SEED):
+    """A trained value network (PyTorch) on these patches."""
+    import torch
+    from torch import nn
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(2)
+    net = network()
+    data = torch.utils.data.TensorDataset(torch.from_numpy(x), torch.from_numpy(labels))
+    loader = torch.utils.data.DataLoader(data, batch_size=256, shuffle=True,
+                                         generator=torch.Generator().manual_seed(seed))
+    optimiser = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=epochs * len(loader))
+    for epoch in range(epochs):
+        net.train()
+        total = 0.0
+        for xb, yb in loader:
+            # A mirrored die shows the same value (the patches are already turned at random).
+            flip = torch.rand(len(xb)) < 0.5
+            xb = torch.where(flip[:, None, None, None], torch.flip(xb, dims=[3]), xb)
+            loss = nn.functional.cross_entropy(net(xb), yb, label_smoothing=0.05)
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total += float(loss.detach()) * len(xb)
+        print(f"  epoch {epoch + 1}/{epochs}: loss {total / len(data):.4f}", flush=True)
+    return net.eval()
+
+
+def held_out_accuracy(path: Path, images: list, half: int) -> tuple[int, int, int]:
+    """Dice of one half read right by the value reader and by the judge, at their labelled centres."""
+    reader = ValueReader(path)
+    right = judge_right = total = 0
+    for bgr, dice_, h in images:
+        side = measured_side(bgr) if h == half else 0
+        if side == 0 or not dice_:
+            continue
+        centres = np.array([(x, y) for x, y, _, _ in dice_], np.float64)
+        truth = np.array([v for _, _, v, _ in dice_])
+        right += int((reader.read(bgr, centres, side).argmax(axis=1) + 1 == truth).sum())
+        if dice._JUDGE is not None:
+            judge_right += int((dice._JUDGE.judge(bgr, centres, side).value == truth).sum())
+        total += len(truth)
+    return right, judge_right, total
+
+
+def gathered(parts: list[dict], halves: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """The patches of these halves of every part, joined."""
+    chosen = [part[h] for part in parts for h in halves]
+    return np.concatenate([c[0] for c in chosen]), np.concatenate([c[1] for c in chosen])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Gather patches, train, report held-out numbers, and write the model if asked."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--report", action="store_true", help="train on halves and read the unseen halves")
+    parser.add_argument("--write", action="store_true", help="train on everything and write the model")
+    parser.add_argument("--epochs", type=int, default=30)
+    args = parser.parse_args(argv)
+    cv2.setNumThreads(1)
+    started = time.perf_counter()
+    photos = {name: labelled_images(name) for name in SETS}
+    parts = [samples(simulator_images(SIM_FRAMES, SEED), PER_SIM_DIE, SEED)]
+    parts += [samples(photos[name], PER_PHOTO_DIE, SEED + k + 1) for k, name in enumerate(SETS)]
+    for name, part in zip(("sim", *SETS), parts):
+        print(f"{name}: {sum(len(part[h][1]) for h in (0, 1))} patches")
+    print(f"patches gathered in {time.perf_counter() - started:.0f} s", flush=True)
+    if args.report:
+        for held in (0, 1):
+            net = train(*gathered(parts, (1 - held,)), epochs=args.epochs)
+            path = Path(f"/tmp/dice_values_half{1 - held}.onnx")
+            export(net, path, PATCH)
+            for name in SETS:
+                right, judge_right, total = held_out_accuracy(path, photos[name], held)
+                print(f"trained on the other half, read half {held} of {name}: value reader {right}/{total} "
+                      f"({100 * right / max(total, 1):.2f}%), judge {judge_right}/{total} at the same centres [held out]",
+                      flush=True)
+    if args.write:
+        net = train(*gathered(parts, (0, 1)), epochs=args.epochs)
+        export(net, MODEL_PATH, PATCH)
+        print(f"wrote {MODEL_PATH}")
+    print(f"done in {time.perf_counter() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

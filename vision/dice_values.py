@@ -1,0 +1,51 @@
+"""A small convolutional reader of a die's value, for the dice the reader is not sure of.
+
+The judge (vision/dice_judge.py) sees a die small, with table around it, to tell whether a die is
+there and where. The value reader looks closer: a patch just wider than the die, at about the
+photo's own resolution, so that faint, small or red-on-dark pips still show. It runs through
+OpenCV's dnn module from vision/models/dice_values.onnx, made by training/train_dice_values.py;
+without the file the reader's other stages decide the value.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.dice_judge import OnnxNet, cut_patch, standardised
+
+MODEL_PATH = Path(__file__).parent / "models" / "dice_values.onnx"
+
+# Patch side in network pixels, and the patch's side as a share of the die side (the die's own
+# edges show, and little of its neighbours).
+PATCH = 40
+CONTEXT = 1.25
+
+
+class ValueReader(OnnxNet):
+    """The value network, loaded once; `read` reads many dice in one pass."""
+
+    def read(self, bgr: np.ndarray, centres: np.ndarray, sides: np.ndarray | float) -> np.ndarray:
+        """The chance of each value 1-6 (n x 6) for dice about `sides` wide at `centres` of a BGR image."""
+        n = len(centres)
+        if n == 0:
+            return np.zeros((0, 6))
+        scales = PATCH / (CONTEXT * np.broadcast_to(np.asarray(sides, np.float64), (n,)))
+        batch = np.stack([standardised(cut_patch(bgr, centre, scale, side=PATCH))
+                          for centre, scale in zip(np.asarray(centres, np.float64), scales)])
+        logits = self.forward(batch)
+        chances = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return chances / chances.sum(axis=1, keepdims=True)
+
+
+def load_value_reader(path: Path = MODEL_PATH) -> ValueReader | None:
+    """The shipped value reader, or None when its file is missing or unreadable."""
+    if not path.exists():
+        return None
+    try:
+        return ValueReader(path)
+    except (cv2.error, OSError):
+        return None
+
