@@ -78,7 +78,9 @@ class OnnxNet:
 
     def __init__(self, path: Path) -> None:
         """Load the network (raises cv2.error or OSError when the file is unusable)."""
-        self._net = cv2.dnn.readNetFromONNX(str(path))
+        # OpenCV 5's classic engine runs these small networks about a fifth faster than its new one.
+        engine = getattr(cv2.dnn, "ENGINE_CLASSIC", None)
+        self._net = cv2.dnn.readNetFromONNX(str(path)) if engine is None else cv2.dnn.readNetFromONNX(str(path), engine)
         # One network object serves every thread (the live table, a card being taught from a phone):
         # OpenCV's forward pass is not safe to run twice at once on it.
         self._lock = threading.Lock()

@@ -27,6 +27,10 @@ CONTEXT = 1.25
 class ValueReader(OnnxNet):
     """The value network, loaded once; `read` reads many dice in one pass."""
 
+    def __init__(self, path: Path = MODEL_PATH) -> None:
+        """Load the ONNX network (raises cv2.error or OSError when the file is unusable)."""
+        super().__init__(path)
+
     def read(self, bgr: np.ndarray, centres: np.ndarray, sides: np.ndarray | float) -> np.ndarray:
         """The chance of each value 1-6 (n x 6) for dice about `sides` wide at `centres` of a BGR image."""
         n = len(centres)

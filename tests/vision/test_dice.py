@@ -163,6 +163,26 @@ def test_die_colours_gives_body_and_table():
     assert profile.table is not None
 
 
+def test_the_table_beside_a_die_in_a_crowd_is_the_frames_table_not_black():
+    from vision.dice import table_field, tables_beside
+
+    image = np.full((200, 200, 3), (100, 80, 60), np.uint8)
+    crowd = [((float(x), float(y)), 20.0) for x in range(0, 100, 10) for y in range(0, 200, 10)]
+    field = table_field(image, crowd)
+    assert np.allclose(field[25, 5], (100, 80, 60), atol=1)  # a quarter way down, deep in the crowd
+    assert np.allclose(tables_beside(image, crowd)[0], (100, 80, 60), atol=1)
+
+
+def test_a_shadow_on_one_side_of_a_die_barely_changes_the_table_beside_it():
+    from vision.dice import tables_beside
+
+    image = np.full((300, 300, 3), 150, np.uint8)
+    cv2.rectangle(image, (130, 130), (169, 169), (235, 235, 235), -1)  # a white die, 40 px, face ~ 29 px
+    cv2.rectangle(image, (90, 110), (129, 190), (40, 40, 40), -1)  # its shadow falls to the left
+    table = tables_beside(image, [((149.5, 149.5), 40.0 / 1.4)])[0]
+    assert np.allclose(table, 150, atol=3)
+
+
 @pytest.mark.parametrize("image", [
     np.zeros((0, 0, 3), np.uint8),
     np.zeros((0,), np.uint8),

@@ -101,7 +101,7 @@ def test_the_reader_finds_a_die_with_faint_pips_by_its_body(monkeypatch):
     assert sorted(d.value for d in with_bodies) == [3, 4, 4, 5, 6]
 
 
-def test_die_colours_leaves_every_die_read_out_of_the_table_colour():
+def test_die_colours_takes_the_table_colour_from_the_mat_not_the_neighbouring_dice():
     from vision.dice import DieReading, die_colours
 
     dice = [((200, 200), 5, (30, 30, 30), (230, 230, 230)), ((200 + SIDE + 6, 200), 4, (30, 30, 30), (230, 230, 230)),
@@ -112,7 +112,8 @@ def test_die_colours_leaves_every_die_read_out_of_the_table_colour():
     body, table = die_colours(image, readings[0], readings)
     assert np.all(body < 60)
     assert np.all(np.abs(table - 215) < 8)  # the mat, not its neighbours
-    assert np.all(alone < table - 8)  # neighbours darken the table when they are not left out
+    # Not told of the neighbours, the median of the rings around the die still finds the mat.
+    assert np.all(np.abs(alone - 215) < 8)
 
 
 def test_dice_inside_a_tray_whose_rim_stands_out_are_found():
