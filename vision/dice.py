@@ -23,7 +23,11 @@ How it reads (pip-first, so it works for any body colour with contrasting pips):
    proposed place (unchosen faces, die-sized bodies): it adds the dice it is sure of where no face
    was chosen (clumps, faint pips, bodies like the table), and its value replaces a chosen face's
    where it is sure of another. Without the model file the pip-first reading stands;
-8. the body colour around the pips is named by the colour profile, compared with the table
+8. a close-up value reader (vision/dice_values.py, vision/models/dice_values.onnx) reads the value
+   of every die the reader is not sure of (unsure faces, bodies, the judge's dice) from a patch
+   just wider than the die: faint, small or red-on-dark pips that the pip stages miss or misplace.
+   Its value replaces the others' where it is sure; without the model file theirs stand;
+9. the body colour around the pips is named by the colour profile, compared with the table
    beside the die when the profile knows the table's colour (vision/colour.py).
 """
 
@@ -186,10 +190,12 @@ def tables_beside(bgr: np.ndarray, dice: list[tuple[tuple[float, float], float]]
 
 # Rings of points around a die (in die sides) where the table is sampled, and how far from every
 # die's centre (in that die's sides) a point must lie to count as table; at least TABLE_POINTS must.
+# Simulator, three sets of 28 frames with a learned profile (~10,800 dice): rings at 0.9-1.5 sides
+# named 4 gray dice white (shadows and side faces reach that far), at 1.4-2.2 none, at 1.6-2.4 two.
 _RING_TURNS = np.radians(np.arange(0.0, 360.0, 15.0))
 _TABLE_RINGS = np.concatenate([np.stack([np.cos(_RING_TURNS + r), np.sin(_RING_TURNS + r)], axis=1) * r
-                               for r in (0.9, 1.2, 1.5)]).astype(np.float32)
-TABLE_CLEAR = 0.8
+                               for r in (1.4, 1.8, 2.2)]).astype(np.float32)
+TABLE_CLEAR = 1.0
 TABLE_POINTS = 12
 
 
@@ -262,7 +268,10 @@ def _valued_faces(bgr: np.ndarray, faces: list["_Face"], candidates: list["_Face
     return out
 
 
-# The value reader's value replaces an unsure face's when the reader is this sure of it.
+# The value reader's value replaces an unsure face's when the reader is this sure of it. Held out
+# (two-fold by halves, nell): of 199 unsure pip faces 176 were right before, 186 after; of 179
+# bodies 130 before, 155 after; faces the face scorer is sure of are left alone (602 of 610 right;
+# the value reader would have made it 598).
 VALUE_SURE = 0.7
 
 
