@@ -147,7 +147,7 @@ def simulator_frames(count: int, seed: int = 7, **scene_options) -> list[tuple[n
     return frames
 
 
-def report_simulator(count: int, score) -> None:
+def report_simulator(count: int, score, colour_sets: int = 1) -> None:
     """Time the reader on 1920x1080 simulator frames of 26 dice; print accuracy and colour errors too."""
     try:
         frames = simulator_frames(count)
@@ -169,45 +169,54 @@ def report_simulator(count: int, score) -> None:
     print(f"  median ms per frame {statistics.median(times):.2f}  (p90 {np.percentile(times, 90):.2f}; "
           f"CPU median {statistics.median(CPU_MS):.2f})")
     CPU_MS.clear()
-    report_colours(count)
+    report_colours(count, colour_sets)
 
 
-def report_colours(count: int) -> None:
-    """White / gray / black: colour errors with the built-in profile and with one learned per table."""
+def report_colours(count: int, sets: int = 1) -> None:
+    """White / gray / black: colour errors with the built-in profile and with one learned per table,
+    over `sets` seeded sets of frames (each: every table under every lighting)."""
     from vision.colour import default_profile
     from vision.simulator import LIGHTINGS
 
     errors = {"built-in": [0, 0], "learned": [0, 0]}
-    for k, background in enumerate(("mat", "wood", "cloth", "plain")):
-        profile = calibrate_on_simulator(background, seed=100 + k)
-        frames = simulator_frames(max(1, count // 4) * len(LIGHTINGS), seed=200 + k, background=background)
+    for seed in (200 * s + k for s in range(sets) for k in range(4)):
+        background = ("mat", "wood", "cloth", "plain")[seed % 4]
+        profile = calibrate_on_simulator(background, seed=100 + seed)
+        frames = simulator_frames(max(1, count // 4) * len(LIGHTINGS), seed=200 + seed, background=background)
         for image, truth in frames:
             for name, used in (("built-in", default_profile()), ("learned", profile)):
                 wrong, checked = colour_mistakes(truth["dice"], read_dice(image, used))
                 errors[name][0] += wrong
                 errors[name][1] += checked
     for name, (wrong, checked) in errors.items():
-        print(f"  colour errors, {name + ' profile:':18} {wrong} of {checked} dice found")
+        print(f"  colour errors, {name + ' profile:':18} {wrong} of {checked} dice found ({sets} set(s) of frames)")
 
 
 def calibrate_on_simulator(background: str, seed: int):
-    """A colour profile learned as calibration would: one neutral-light frame of that table."""
+    """A colour profile learned as calibration does (calibration/colours.py): one neutral-light frame
+    of that table, each colour's body and the table beside it measured the same way."""
+    from calibration.colours import body_colour
     from vision.colour import learn
     from vision.dice import die_colours
     from vision.simulator import random_scene, render_table
 
     rng = np.random.default_rng(seed)
-    image, truth = render_table(random_scene(rng, dice=12, background=background, lighting="neutral",
-                                             touching=0.0), rng)
-    dice = read_dice(image)
     samples, tables = {}, []
-    for t in truth["dice"]:
-        cx, cy = t["centre"]
-        near = [d for d in dice if (d.x - cx) ** 2 + (d.y - cy) ** 2 < (0.3 * t["size"]) ** 2 and d.value == t["value"]]
-        if near and t["colour"] not in samples:
-            body, table = die_colours(image, near[0])
-            samples[t["colour"]] = body
-            tables.append(table)
+    # As a player would, show the camera another frame until every colour has been read once.
+    for _ in range(5):
+        image, truth = render_table(random_scene(rng, dice=12, background=background, lighting="neutral",
+                                                 touching=0.0), rng)
+        dice = read_dice(image)
+        for t in truth["dice"]:
+            cx, cy = t["centre"]
+            near = [d for d in dice if (d.x - cx) ** 2 + (d.y - cy) ** 2 < (0.3 * t["size"]) ** 2
+                    and d.value == t["value"]]
+            if near and t["colour"] not in samples:
+                die = near[0]
+                samples[t["colour"]] = body_colour(image, die.x, die.y, die.size, die.angle)
+                tables.append(die_colours(image, die, dice)[1])
+        if len(samples) == 3:
+            break
     return learn(samples, table=np.median(np.array(tables), axis=0))
 
 
@@ -231,6 +240,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("folders", nargs="*", help="folders holding truth.json and images/")
     parser.add_argument("--sim", type=int, default=20, help="simulator frames to time (default 20)")
     parser.add_argument("--no-sim", action="store_true", help="skip the simulator frames")
+    parser.add_argument("--colour-sets", type=int, default=1,
+                        help="seeded sets of simulator frames for the colour errors (default 1)")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     score = load_scorer()
@@ -241,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         report_folder(folder, score)
     if not args.no_sim:
-        report_simulator(args.sim, score)
+        report_simulator(args.sim, score, args.colour_sets)
     return 0
 
 

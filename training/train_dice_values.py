@@ -31,7 +31,8 @@ sys.path.insert(0, str(ROOT / "training"))
 
 import vision.dice as dice  # noqa: E402
 from train_dice_judge import SETS, export, labelled_images, recoloured  # noqa: E402
-from vision.dice_values import CONTEXT, MODEL_PATH, PATCH, ValueReader, cut_patch, standardised  # noqa: E402
+from vision.dice_judge import cut_patch, standardised  # noqa: E402
+from vision.dice_values import CONTEXT, MODEL_PATH, PATCH, ValueReader  # noqa: E402
 from vision.simulator import BODY_COLOURS, LIGHTINGS, PIP_COLOURS, random_scene, render_table  # noqa: E402
 
 SEED = 2026

@@ -44,14 +44,15 @@ class Verdicts:
         return self.values.argmax(axis=1) + 1
 
 
-def patches(bgr: np.ndarray, centres: np.ndarray, sides: np.ndarray | float) -> np.ndarray:
-    """Square patches (n, 3, PATCH, PATCH) float32 around `centres`, each `CONTEXT` die sides wide,
+def patches(bgr: np.ndarray, centres: np.ndarray, sides: np.ndarray | float, patch: int = PATCH,
+            context: float = CONTEXT) -> np.ndarray:
+    """Square patches (n, 3, patch, patch) float32 around `centres`, each `context` die sides wide,
     each standardised on its own so that light and body colour matter less than shape."""
     n = len(centres)
-    out = np.empty((n, 3, PATCH, PATCH), np.float32)
-    scales = PATCH / (CONTEXT * np.broadcast_to(np.asarray(sides, np.float64), (n,)))
+    out = np.empty((n, 3, patch, patch), np.float32)
+    scales = patch / (context * np.broadcast_to(np.asarray(sides, np.float64), (n,)))
     for k, (centre, scale) in enumerate(zip(np.asarray(centres, np.float64), scales)):
-        out[k] = standardised(cut_patch(bgr, centre, scale))
+        out[k] = standardised(cut_patch(bgr, centre, scale, side=patch))
     return out
 
 
@@ -118,9 +119,15 @@ def verdicts(out: np.ndarray) -> Verdicts:
 
 def load_judge(path: Path = MODEL_PATH) -> DiceJudge | None:
     """The shipped judge, or None when its file is missing or unreadable (the reader then judges alone)."""
+    return load_network(DiceJudge, path)
+
+
+def load_network(kind: type, path: Path):
+    """A network of this kind (an OnnxNet class) from its file, or None when the file is missing or
+    unreadable: the reader then does without it."""
     if not path.exists():
         return None
     try:
-        return DiceJudge(path)
+        return kind(path)
     except (cv2.error, OSError):
         return None

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import cv2
 import numpy as np
 
-from vision.dice_judge import OnnxNet, cut_patch, standardised
+from vision.dice_judge import OnnxNet, load_network, patches
 
 MODEL_PATH = Path(__file__).parent / "models" / "dice_values.onnx"
 
@@ -33,23 +32,13 @@ class ValueReader(OnnxNet):
 
     def read(self, bgr: np.ndarray, centres: np.ndarray, sides: np.ndarray | float) -> np.ndarray:
         """The chance of each value 1-6 (n x 6) for dice about `sides` wide at `centres` of a BGR image."""
-        n = len(centres)
-        if n == 0:
+        if len(centres) == 0:
             return np.zeros((0, 6))
-        scales = PATCH / (CONTEXT * np.broadcast_to(np.asarray(sides, np.float64), (n,)))
-        batch = np.stack([standardised(cut_patch(bgr, centre, scale, side=PATCH))
-                          for centre, scale in zip(np.asarray(centres, np.float64), scales)])
-        logits = self.forward(batch)
+        logits = self.forward(patches(bgr, centres, sides, PATCH, CONTEXT))
         chances = np.exp(logits - logits.max(axis=1, keepdims=True))
         return chances / chances.sum(axis=1, keepdims=True)
 
 
 def load_value_reader(path: Path = MODEL_PATH) -> ValueReader | None:
     """The shipped value reader, or None when its file is missing or unreadable."""
-    if not path.exists():
-        return None
-    try:
-        return ValueReader(path)
-    except (cv2.error, OSError):
-        return None
-
+    return load_network(ValueReader, path)

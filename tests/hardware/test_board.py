@@ -45,7 +45,10 @@ def test_a_bouncing_contact_makes_one_press(factory, board, session):
     pin.drive_high(ticks=t + 0.150)  # ...and on the way up
     pin.drive_low(ticks=t + 0.152)
     pin.drive_high(ticks=t + 0.153)
-    assert [(s, round(ms, 1)) for s, ms, _ in session.presses] == [(0, round(t * 1000, 1))]
+    # The edge's time is read against two clocks a few microseconds apart: compare within 0.05 ms
+    # (rounding both to 0.1 ms failed now and then, when they fell either side of a rounding edge).
+    assert [s for s, _, _ in session.presses] == [0]
+    assert session.presses[0][1] == pytest.approx(t * 1000, abs=0.05)
 
 
 def test_two_real_presses_make_two_claims(factory, board, session):

@@ -39,8 +39,8 @@ def _score_set(name: str) -> dict:
 # Regression floors on the real photos: the reader does at least this well (see the benchmark for
 # the exact numbers; the issue's targets are higher and not all met yet).
 @pytest.mark.parametrize("name, end_to_end, false_per_image", [
-    ("nell-byler-1208", 0.9, 0.08),
-    ("matteop65", 0.985, 0.045),
+    ("nell-byler-1208", 0.95, 0.08),
+    ("matteop65", 0.985, 0.04),
 ])
 def test_real_photos_are_read_at_least_this_well(name, end_to_end, false_per_image):
     s = _score_set(name)
@@ -113,8 +113,8 @@ def test_white_gray_black_with_a_learned_profile_under_every_light(background):
         wrong += errors
         checked += seen
     assert checked >= 60
-    # The issue asks for no error at all; this floor guards what the reader reaches today.
-    assert wrong <= 0.06 * checked, (wrong, checked)
+    # The issue asks for no error at all (the benchmark: none in 18,000 dice over five seeded sets).
+    assert wrong == 0, (wrong, checked)
 
 
 def _grayed(image: np.ndarray, boxes: list[list[float]], factor: float) -> np.ndarray:

@@ -1,4 +1,5 @@
-"""The convolutional die judge: its patches, its verdicts, its model file, and what it adds to the reader."""
+"""The convolutional die judge: its patches, its verdicts, its model file (and the value reader's), and what it
+adds to the reader."""
 
 from __future__ import annotations
 
@@ -11,9 +12,16 @@ import pytest
 
 import vision.dice as dice
 from vision.dice_judge import CONTEXT, MODEL_PATH, PATCH, DiceJudge, load_judge, patches, standardised, verdicts
+from vision.dice_values import load_value_reader
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO.parent / "shared" / "data" / "dice"
+
+
+@pytest.fixture(autouse=True)
+def _judge_alone(monkeypatch):
+    """The judge's own rules, without the value reader after it (test_dice_values.py has both)."""
+    monkeypatch.setattr(dice, "_VALUES", None)
 
 
 def test_verdicts_turn_raw_rows_into_chances_and_offsets():
@@ -56,11 +64,12 @@ def test_standardised_patch_has_zero_mean():
     assert abs(float(out.mean())) < 1e-4
 
 
-def test_a_missing_or_broken_model_file_leaves_the_reader_on_its_own(tmp_path):
-    assert load_judge(tmp_path / "absent.onnx") is None
+@pytest.mark.parametrize("load", [load_judge, load_value_reader], ids=["judge", "value reader"])
+def test_a_missing_or_broken_model_file_leaves_the_reader_on_its_own(tmp_path, load):
+    assert load(tmp_path / "absent.onnx") is None
     broken = tmp_path / "broken.onnx"
     broken.write_bytes(b"this is not a network")
-    assert load_judge(broken) is None
+    assert load(broken) is None
 
 
 def test_the_judge_model_ships_with_the_reader():

@@ -1,0 +1,153 @@
+"""The close-up value reader: its patches, its model file, and how the reader uses its values."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+import vision.dice as dice
+from vision.dice_judge import patches
+from vision.dice_values import CONTEXT, MODEL_PATH, PATCH, ValueReader, load_value_reader
+
+REPO = Path(__file__).resolve().parents[2]
+DATA = REPO.parent / "shared" / "data" / "dice"
+
+
+def test_the_value_model_ships_with_the_reader():
+    assert MODEL_PATH.exists(), "vision/models/dice_values.onnx is made by training/train_dice_values.py --write"
+    assert load_value_reader() is not None and dice._VALUES is not None
+
+
+def test_a_value_patch_holds_the_die_and_a_little_table():
+    image = np.full((200, 300, 3), 30, np.uint8)
+    cv2.rectangle(image, (140, 90), (179, 129), (250, 250, 250), -1)  # a 40 px die, centre (159.5, 109.5)
+    patch = patches(image, np.array([[159.5, 109.5]]), 40.0, PATCH, CONTEXT)[0]
+    assert patch.shape == (3, PATCH, PATCH)
+    bright = int((patch[0, PATCH // 2] > 0).sum())
+    assert abs(bright - PATCH / CONTEXT) <= 2
+    assert patch[0, 0, 0] < 0 < patch[0, PATCH // 2, PATCH // 2]
+
+
+def test_no_dice_no_values():
+    reader = ValueReader()
+    assert reader.read(np.zeros((40, 40, 3), np.uint8), np.zeros((0, 2)), 10.0).shape == (0, 6)
+
+
+def _truth(name: str) -> list[dict]:
+    """The labels of one photo set, or a skip when the photos are not beside the repo."""
+    path = DATA / name / "truth.json"
+    if not path.exists():
+        pytest.skip(f"{path} is absent")
+    return json.loads(path.read_text())
+
+
+@pytest.mark.parametrize("name, least", [("nell-byler-1208", 0.95), ("matteop65", 0.98)])
+def test_the_value_reader_reads_labelled_dice_at_their_centres(name, least):
+    reader = ValueReader()
+    right = total = 0
+    for entry in _truth(name)[::6]:
+        image = cv2.imread(str(DATA / name / "images" / entry["image"]))
+        chosen, candidates, _ = dice._top_faces(image)
+        typical = dice._typical_face(chosen, candidates)
+        if not typical:
+            continue
+        boxes = [d["box"] for d in entry["dice"]]
+        centres = np.array([((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in boxes])
+        chances = reader.read(image, centres, dice.DIE_PER_FACE * typical)
+        assert np.allclose(chances.sum(axis=1), 1.0)
+        right += int((chances.argmax(axis=1) + 1 == [d["value"] for d in entry["dice"]]).sum())
+        total += len(boxes)
+    assert total > 100
+    assert right / total >= least
+
+
+class _FakeValues:
+    """A value reader that knows each die's value: sure of it within a third of a side, unsure elsewhere."""
+
+    def __init__(self, dice_: list[tuple[float, float, int]], sureness: float = 0.9) -> None:
+        self.dice = dice_
+        self.sureness = sureness
+        self.read_at: list[tuple[float, float]] = []
+
+    def read(self, bgr, centres, sides):
+        """Value chances at these centres."""
+        rows = []
+        for x, y in np.asarray(centres, float).reshape(-1, 2):
+            self.read_at.append((x, y))
+            row = np.full(6, 1 / 6)
+            for dx, dy, value in self.dice:
+                if np.hypot(dx - x, dy - y) < 8:
+                    row = np.full(6, (1 - self.sureness) / 5)
+                    row[value - 1] = self.sureness
+            rows.append(row)
+        return np.array(rows).reshape(-1, 6)
+
+
+def _face(x: float, y: float, value: int, certainty: float = 0.6, pips: bool = True):
+    """A face at (x, y) of this value, 20 px, as sure as the face scorer made it (no pips: a body's)."""
+    from vision.dice_layout import HALF_SIDE
+
+    return dice._Face(tuple(range(value)) if pips else (), value, (x, y), 20.0 / (2 * HALF_SIDE), 0.0, 0.1,
+                      (200.0, 200.0, 200.0), certainty=certainty)
+
+
+def test_unsure_faces_take_the_value_the_reader_is_sure_of_and_sure_faces_keep_theirs(monkeypatch):
+    image = np.full((300, 400, 3), 90, np.uint8)
+    values = _FakeValues([(100, 100, 6), (200, 100, 5), (300, 100, 4)])
+    monkeypatch.setattr(dice, "_VALUES", values)
+    faces = [_face(100, 100, 3), _face(200, 100, 2, pips=False, certainty=dice.BODY_CERTAINTY),
+             _face(300, 100, 1, certainty=dice.SETTLED)]
+    out = dice._valued_faces(image, faces, [])
+    assert [f.value for f in out] == [6, 5, 1]
+    assert len(values.read_at) == 2  # the face the scorer is sure of is not read again
+
+
+def test_an_unsure_value_reader_changes_nothing(monkeypatch):
+    image = np.full((300, 400, 3), 90, np.uint8)
+    monkeypatch.setattr(dice, "_VALUES", _FakeValues([(100, 100, 6)], sureness=dice.VALUE_SURE - 0.1))
+    assert [f.value for f in dice._valued_faces(image, [_face(100, 100, 3)], [])] == [3]
+
+
+def test_a_die_the_judge_adds_takes_the_value_readers_value_and_is_not_read_twice(monkeypatch):
+    from tests.vision.test_dice_judge import _FakeJudge
+
+    image = np.full((300, 400, 3), 90, np.uint8)
+    monkeypatch.setattr(dice, "_JUDGE", _FakeJudge([(100, 100, 3), (300, 200, 2)]))
+    values = _FakeValues([(100, 100, 3), (300, 200, 5)], sureness=0.5)
+    monkeypatch.setattr(dice, "_VALUES", values)
+    faces = dice._judged_faces(image, [_face(100, 100, 3, certainty=dice.SETTLED)], [_face(300, 200, 2)], squares=[])
+    added = [f for f in faces if f.centre != (100, 100)]
+    assert [(round(f.centre[0]), round(f.centre[1]), f.value) for f in added] == [(300, 200, 5)]
+    reads = len(values.read_at)
+    dice._valued_faces(image, faces, [])
+    assert len(values.read_at) == reads
+
+
+def _training_module():
+    """training/train_dice_values.py as a module (its patch making needs no PyTorch)."""
+    import sys
+
+    sys.path.insert(0, str(REPO / "training"))
+    spec = importlib.util.spec_from_file_location("train_dice_values", REPO / "training" / "train_dice_values.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_training_patches_are_labelled_with_their_dies_values_and_skip_rolling_dice():
+    train = _training_module()
+    name = "nell-byler-1208"
+    entry = _truth(name)[0]
+    image = cv2.imread(str(DATA / name / "images" / entry["image"]))
+    dice_ = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2, d["value"], 40.0) for d in entry["dice"] for b in [d["box"]]]
+    rolling = [(dice_[0][0], dice_[0][1], 0, 40.0)]
+    xs, labels = train.die_patches(image, dice_ + rolling, 3, np.random.default_rng(0))
+    assert len(xs) == 3 * len(dice_)
+    assert sorted(labels) == sorted(v - 1 for _, _, v, _ in dice_ for _ in range(3))
+    assert all(x.shape == (3, PATCH, PATCH) for x in xs)
+
