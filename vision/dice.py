@@ -162,7 +162,29 @@ def _colour_names(bgr: np.ndarray, faces: list["_Face"], profile: ColourProfile)
     tables = None
     if profile.table is not None:
         tables = tables_beside(bgr, [(f.centre, f.size) for f in faces])
-    return profile.classify_many(np.array([f.body for f in faces]), tables)
+    return profile.classify_many(_body_colours(bgr, faces), tables)
+
+
+def _body_colours(bgr: np.ndarray, faces: list["_Face"]) -> np.ndarray:
+    """Each face's body colour (n, 3): for a fitted face, the median of eight points half a grid
+    step around its centre, which lie between the pips of every layout and well inside the die
+    (the rings around its pips reach a touching die's body); otherwise the colour found with it."""
+    out = np.array([f.body for f in faces], np.float32).reshape(-1, 3)
+    fitted = [k for k, f in enumerate(faces) if len(f.pips) > 1]
+    if fitted:
+        turn = np.radians([faces[k].angle for k in fitted])
+        e1 = np.stack([np.cos(turn), np.sin(turn)], axis=1)
+        e2 = np.stack([-e1[:, 1], e1[:, 0]], axis=1)
+        steps = np.array([faces[k].step for k in fitted], np.float32)[:, None, None]
+        centres = np.array([faces[k].centre for k in fitted], np.float32)[:, None, :]
+        points = centres + steps * (_INNER_BODY[None, :, :1] * e1[:, None, :] + _INNER_BODY[None, :, 1:] * e2[:, None, :])
+        out[fitted] = np.median(sample(bgr, points), axis=1)
+    return out
+
+
+# Points between the pips of every layout, in grid steps from the face's centre.
+_INNER_BODY = np.array([(0.5, 0.5), (0.5, -0.5), (-0.5, 0.5), (-0.5, -0.5), (0.5, 0.0), (-0.5, 0.0), (0.0, 0.5),
+                        (0.0, -0.5)], np.float32)
 
 
 def tables_beside(bgr: np.ndarray, dice: list[tuple[tuple[float, float], float]]) -> np.ndarray:

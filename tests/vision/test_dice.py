@@ -173,6 +173,22 @@ def test_the_table_beside_a_die_in_a_crowd_is_the_frames_table_not_black():
     assert np.allclose(tables_beside(image, crowd)[0], (100, 80, 60), atol=1)
 
 
+def test_a_fitted_faces_colour_comes_from_between_its_pips_not_from_around_them():
+    # Pips near a die's edge: the rings round them (the face's own colour estimate) reach the white
+    # die it touches; the points between the pips lie on the gray body whatever the layout.
+    from vision.dice import _body_colours, _Face
+
+    image = np.full((120, 160, 3), 236, np.uint8)  # white dice all round
+    cv2.rectangle(image, (60, 40), (99, 79), (128, 128, 128), -1)  # the gray die, centre (79.5, 59.5)
+    for x in (66, 93):
+        for y in (46, 73):
+            cv2.circle(image, (x, y), 4, (25, 25, 25), -1)
+    fitted = _Face((0, 1, 2, 3), 4, (79.5, 59.5), 13.5 / 1.0, 0.0, 0.05, body=(236.0, 236.0, 236.0))
+    found_alone = _Face((), 4, (79.5, 59.5), 13.5, 0.0, 0.05, body=(128.0, 128.0, 128.0))
+    colours = _body_colours(image, [fitted, found_alone])
+    assert np.allclose(colours, 128, atol=2)
+
+
 def test_a_shadow_on_one_side_of_a_die_barely_changes_the_table_beside_it():
     from vision.dice import tables_beside
 
