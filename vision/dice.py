@@ -325,20 +325,27 @@ def _judged_faces(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Fac
     kept = [_revalued(f, centres, sides, verdict) for f in chosen
             if f.certainty >= SETTLED or _die_chance(f, places, first.die, centres, verdict.die, typical) >= VETO]
     new = [k for k in np.argsort(-verdict.die).tolist() if verdict.die[k] >= NEW_DIE]
+    if _VALUES is None:
+        new = [k for k in new if verdict.values[k].max() >= NEW_VALUE]  # the judge's value must be sure
+    added = _spaced(new, centres, sides, [np.array(f.centre) for f in kept])
     # The value reader reads a die closer and better than the judge (held out, nell: 92.6 % of dice
-    # at their labelled centres against 84.2 %); its best value is taken, however sure. Without it,
-    # the judge's own value must be sure.
-    if _VALUES is not None:
-        chances, least = _VALUES.read(bgr, centres[new], sides[new]), 0.0
-    else:
-        chances, least = verdict.values[new], NEW_VALUE
-    for k, chance in zip(new, chances):
-        if chance.max() < least:
-            continue
-        if any(np.hypot(*(centres[k] - np.array(f.centre))) < DIE_SPACING * sides[k] for f in kept):
-            continue
+    # at their labelled centres against 84.2 %): its best value is taken, however sure, so it reads
+    # only the dice that are added.
+    chances = verdict.values[added] if _VALUES is None else _VALUES.read(bgr, centres[added], sides[added])
+    for k, chance in zip(added, chances):
         sure = float(verdict.die[k] * chance.max())
         kept.append(_judged_face(bgr, centres[k], int(chance.argmax()) + 1, sure, sides[k], _VALUES is not None))
+    return kept
+
+
+def _spaced(order: list[int], centres: np.ndarray, sides: np.ndarray, taken: list[np.ndarray]) -> list[int]:
+    """The places in `order`, each dropped when it lies within DIE_SPACING of its side of a taken
+    centre or of a place kept before it."""
+    kept: list[int] = []
+    for k in order:
+        if not any(np.hypot(*(centres[k] - centre)) < DIE_SPACING * sides[k]
+                   for centre in taken + [centres[j] for j in kept]):
+            kept.append(k)
     return kept
 
 
