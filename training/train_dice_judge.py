@@ -270,18 +270,23 @@ def evaluate(path: Path, half: int | None) -> dict[str, dict]:
 
 
 def gathered(parts: list[dict], halves: tuple[int, ...]) -> tuple[np.ndarray, ...]:
-    """The patches of these halves of every part, joined."""
+    """The arrays (patches, labels...) of these halves of every part, joined."""
     chosen = [part[h] for part in parts for h in halves]
-    return tuple(np.concatenate([c[i] for c in chosen]) for i in range(3))
+    return tuple(np.concatenate([c[i] for c in chosen]) for i in range(len(chosen[0])))
+
+
+def arguments(argv: list[str] | None, doc: str, epochs: int) -> argparse.Namespace:
+    """A training script's options: --report, --write, --epochs."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--report", action="store_true", help="train on halves and read the unseen halves")
+    parser.add_argument("--write", action="store_true", help="train on everything and write the model")
+    parser.add_argument("--epochs", type=int, default=epochs)
+    return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Gather patches, train, report held-out numbers, and write the model if asked."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--report", action="store_true", help="train on halves and read the unseen halves")
-    parser.add_argument("--write", action="store_true", help="train on everything and write the model")
-    parser.add_argument("--epochs", type=int, default=48)
-    args = parser.parse_args(argv)
+    args = arguments(argv, __doc__, epochs=48)
     cv2.setNumThreads(1)
     started = time.perf_counter()
     parts = [samples(simulator_images(), SEED)]

@@ -16,7 +16,6 @@ value accuracy on the dice of the other half: numbers on photos the model has no
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from dataclasses import replace
@@ -30,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "training"))
 
 import vision.dice as dice  # noqa: E402
-from train_dice_judge import SETS, export, labelled_images, recoloured  # noqa: E402
+from train_dice_judge import SETS, arguments, export, gathered, labelled_images, recoloured  # noqa: E402
 from vision.dice_judge import cut_patch, standardised  # noqa: E402
 from vision.dice_values import CONTEXT, MODEL_PATH, PATCH, ValueReader  # noqa: E402
 from vision.simulator import BODY_COLOURS, LIGHTINGS, PIP_COLOURS, random_scene, render_table  # noqa: E402
@@ -170,19 +169,9 @@ def held_out_accuracy(path: Path, images: list, half: int) -> tuple[int, int]:
     return right, total
 
 
-def gathered(parts: list[dict], halves: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """The patches of these halves of every part, joined."""
-    chosen = [part[h] for part in parts for h in halves]
-    return np.concatenate([c[0] for c in chosen]), np.concatenate([c[1] for c in chosen])
-
-
 def main(argv: list[str] | None = None) -> int:
     """Gather patches, train, report held-out numbers, and write the model if asked."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--report", action="store_true", help="train on halves and read the unseen halves")
-    parser.add_argument("--write", action="store_true", help="train on everything and write the model")
-    parser.add_argument("--epochs", type=int, default=30)
-    args = parser.parse_args(argv)
+    args = arguments(argv, __doc__, epochs=30)
     cv2.setNumThreads(1)
     started = time.perf_counter()
     photos = {name: labelled_images(name) for name in SETS}

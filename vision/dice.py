@@ -215,6 +215,7 @@ def tables_beside(bgr: np.ndarray, dice: list[tuple[tuple[float, float], float]]
 # Simulator, three sets of 28 frames with a learned profile (~10,800 dice): rings at 0.9-1.5 sides
 # named 4 gray dice white (shadows and side faces reach that far), at 1.4-2.2 none, at 1.6-2.4 two.
 _RING_TURNS = np.radians(np.arange(0.0, 360.0, 15.0))
+# Each ring is turned by its radius in radians, so that the three rings' points do not line up.
 _TABLE_RINGS = np.concatenate([np.stack([np.cos(_RING_TURNS + r), np.sin(_RING_TURNS + r)], axis=1) * r
                                for r in (1.4, 1.8, 2.2)]).astype(np.float32)
 TABLE_CLEAR = 1.0
@@ -276,8 +277,8 @@ def _typical_face(chosen: list["_Face"], candidates: list["_Face"]) -> float:
 
 
 def _valued_faces(bgr: np.ndarray, faces: list["_Face"], candidates: list["_Face"]) -> list["_Face"]:
-    """The faces, each the reader is not sure of given the value reader's value where that is sure
-    of another (faint, small or red-on-dark pips that the pip stages miss or misplace)."""
+    """The faces, each face the reader is not sure of with the value reader's value where the value
+    reader is sure of it (faint, small or red-on-dark pips that the pip stages miss or misplace)."""
     unsure = [k for k, f in enumerate(faces) if (f.certainty < SETTLED or not f.pips) and not f.value_read]
     typical = _typical_face(faces, candidates)
     if not unsure or not typical:
