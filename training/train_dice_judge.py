@@ -188,13 +188,38 @@ def network():
 
 def train(x: np.ndarray, classes: np.ndarray, offsets: np.ndarray, epochs: int, seed: int = SEED):
     """A trained judge network (PyTorch) on these patches."""
-    import torch
     from torch import nn
+
+    def batch_loss(net, xb, cb, ob):
+        """The judge's loss on one batch: die or not, the value where centred, the centre's offset."""
+        import torch
+
+        xb, ob = _turned(xb, ob)
+        out = net(xb)
+        die = cb > 0
+        # Not-dice weigh more: a false die costs a player more than a die read a moment later.
+        weight = torch.where(die, 1.0, NOT_DIE_WEIGHT)
+        loss = nn.functional.binary_cross_entropy_with_logits(out[:, 0], die.float(), weight=weight)
+        # The value is learnt only where the die is nearly centred: farther off, pips leave the patch.
+        centred = die & (ob.norm(dim=1) < CENTRED)
+        if centred.any():
+            loss = loss + nn.functional.cross_entropy(out[centred, 1:7], cb[centred] - 1)
+        if die.any():
+            loss = loss + 4.0 * nn.functional.smooth_l1_loss(out[die, 7:], ob[die], beta=0.1)
+        return loss
+
+    return fitted(network, (x, classes, offsets), batch_loss, epochs, seed)
+
+
+def fitted(make_network, arrays: tuple[np.ndarray, ...], batch_loss, epochs: int, seed: int):
+    """A network from `make_network` trained on the arrays (patches first) with AdamW and a one-cycle
+    schedule, `batch_loss(net, *batch)` giving each batch's loss; seeded, so rerunning gives the same."""
+    import torch
 
     torch.manual_seed(seed)
     torch.set_num_threads(2)
-    net = network()
-    data = torch.utils.data.TensorDataset(torch.from_numpy(x), torch.from_numpy(classes), torch.from_numpy(offsets))
+    net = make_network()
+    data = torch.utils.data.TensorDataset(*(torch.from_numpy(a) for a in arrays))
     loader = torch.utils.data.DataLoader(data, batch_size=256, shuffle=True,
                                          generator=torch.Generator().manual_seed(seed))
     optimiser = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
@@ -202,24 +227,13 @@ def train(x: np.ndarray, classes: np.ndarray, offsets: np.ndarray, epochs: int, 
     for epoch in range(epochs):
         net.train()
         total = 0.0
-        for xb, cb, ob in loader:
-            xb, ob = _turned(xb, ob)
-            out = net(xb)
-            die = cb > 0
-            # Not-dice weigh more: a false die costs a player more than a die read a moment later.
-            weight = torch.where(die, 1.0, NOT_DIE_WEIGHT)
-            loss = nn.functional.binary_cross_entropy_with_logits(out[:, 0], die.float(), weight=weight)
-            # The value is learnt only where the die is nearly centred: farther off, pips leave the patch.
-            centred = die & (ob.norm(dim=1) < CENTRED)
-            if centred.any():
-                loss = loss + nn.functional.cross_entropy(out[centred, 1:7], cb[centred] - 1)
-            if die.any():
-                loss = loss + 4.0 * nn.functional.smooth_l1_loss(out[die, 7:], ob[die], beta=0.1)
+        for batch in loader:
+            loss = batch_loss(net, *batch)
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
             schedule.step()
-            total += float(loss.detach()) * len(xb)
+            total += float(loss.detach()) * len(batch[0])
         print(f"  epoch {epoch + 1}/{epochs}: loss {total / len(data):.4f}", flush=True)
     return net.eval()
 

@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "training"))
 
 import vision.dice as dice  # noqa: E402
-from train_dice_judge import SETS, arguments, export, gathered, labelled_images, recoloured  # noqa: E402
+from train_dice_judge import SETS, arguments, export, fitted, gathered, labelled_images, recoloured  # noqa: E402
 from vision.dice_judge import cut_patch, standardised  # noqa: E402
 from vision.dice_values import CONTEXT, MODEL_PATH, PATCH, ValueReader  # noqa: E402
 from vision.simulator import BODY_COLOURS, LIGHTINGS, PIP_COLOURS, random_scene, render_table  # noqa: E402
@@ -126,32 +126,18 @@ def network():
 
 def train(x: np.ndarray, labels: np.ndarray, epochs: int, seed: int = SEED):
     """A trained value network (PyTorch) on these patches."""
-    import torch
-    from torch import nn
 
-    torch.manual_seed(seed)
-    torch.set_num_threads(2)
-    net = network()
-    data = torch.utils.data.TensorDataset(torch.from_numpy(x), torch.from_numpy(labels))
-    loader = torch.utils.data.DataLoader(data, batch_size=256, shuffle=True,
-                                         generator=torch.Generator().manual_seed(seed))
-    optimiser = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=epochs * len(loader))
-    for epoch in range(epochs):
-        net.train()
-        total = 0.0
-        for xb, yb in loader:
-            # A mirrored die shows the same value (the patches are already turned at random).
-            flip = torch.rand(len(xb)) < 0.5
-            xb = torch.where(flip[:, None, None, None], torch.flip(xb, dims=[3]), xb)
-            loss = nn.functional.cross_entropy(net(xb), yb, label_smoothing=0.05)
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            schedule.step()
-            total += float(loss.detach()) * len(xb)
-        print(f"  epoch {epoch + 1}/{epochs}: loss {total / len(data):.4f}", flush=True)
-    return net.eval()
+    def batch_loss(net, xb, yb):
+        """The value's cross-entropy on one batch, half the patches mirrored."""
+        import torch
+        from torch import nn
+
+        # A mirrored die shows the same value (the patches are already turned at random).
+        flip = torch.rand(len(xb)) < 0.5
+        xb = torch.where(flip[:, None, None, None], torch.flip(xb, dims=[3]), xb)
+        return nn.functional.cross_entropy(net(xb), yb, label_smoothing=0.05)
+
+    return fitted(network, (x, labels), batch_loss, epochs, seed)
 
 
 def held_out_accuracy(path: Path, images: list, half: int) -> tuple[int, int]:
