@@ -84,8 +84,9 @@ def score_copy(truth: list[dict], readings: list[dict]) -> dict:
     }
 
 
-def read_folder(folder: Path) -> tuple[list[dict], list[dict], list[float]]:
-    """Read every image of a labelled folder: (truth, readings as JSON lines, ms per image)."""
+def read_folder(folder: Path, scale: float = 1.0) -> tuple[list[dict], list[dict], list[float]]:
+    """Read every image of a labelled folder, resized by `scale` (as a camera nearer or farther
+    would show it): (truth, readings as JSON lines in the labels' pixels, ms per image)."""
     truth = json.loads((folder / "truth.json").read_text())
     images = folder / "images" if (folder / "images").is_dir() else folder
     readings, times = [], []
@@ -93,9 +94,13 @@ def read_folder(folder: Path) -> tuple[list[dict], list[dict], list[float]]:
         image = cv2.imread(str(images / entry["image"]))
         if image is None:
             raise SystemExit(f"{images / entry['image']}: missing or unreadable; the benchmark needs every image.")
+        if scale != 1.0:
+            image = cv2.resize(image, None, fx=scale, fy=scale,
+                               interpolation=cv2.INTER_AREA if scale < 1.0 else cv2.INTER_CUBIC)
         dice, ms = timed_read(image)
         times.append(ms)
-        readings.append({"image": entry["image"], "dice": [d.to_dict() for d in dice]})
+        found = [dict(d.to_dict(), x=d.x / scale, y=d.y / scale) for d in dice]
+        readings.append({"image": entry["image"], "dice": found})
     return truth, readings, times
 
 
@@ -234,6 +239,25 @@ def colour_mistakes(truth: list[dict], dice: list) -> tuple[int, int]:
     return errors, checked
 
 
+def report_scale(folder: Path, scale: float, score) -> None:
+    """Benchmark one labelled folder resized by `scale` and print its numbers on one line."""
+    truth, readings, times = read_folder(folder, scale)
+    s = score(truth, readings)
+    print(f"  resized x{scale:g}: end-to-end {100 * s['end_to_end']:.2f}%, found {100 * s['recall']:.2f}%, "
+          f"false dice {s['false_dice']}, median ms {statistics.median(times):.2f}")
+
+
+def _scales(text: str) -> list[float]:
+    """Comma-separated positive factors."""
+    try:
+        factors = [float(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        factors = []
+    if not factors or min(factors) <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: give positive factors separated by commas, e.g. 0.5,1.5,3")
+    return factors
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark on the folders given (or both photo sets) and on the simulator."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -242,6 +266,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-sim", action="store_true", help="skip the simulator frames")
     parser.add_argument("--colour-sets", type=int, default=1,
                         help="seeded sets of simulator frames for the colour errors (default 1)")
+    parser.add_argument("--scales", type=_scales, default=[],
+                        help="also read each folder resized by these factors, e.g. 0.5,1.5,3")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     score = load_scorer()
@@ -251,6 +277,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{folder}: no truth.json here; give a folder with truth.json and images/.", file=sys.stderr)
             return 2
         report_folder(folder, score)
+        for scale in args.scales:
+            report_scale(folder, scale, score)
     if not args.no_sim:
         report_simulator(args.sim, score, args.colour_sets)
     return 0

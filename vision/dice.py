@@ -86,7 +86,13 @@ def read_dice(image: np.ndarray, profile: ColourProfile | None = None) -> list[D
     scale = min(1.0, WORK_SIDE / max(bgr.shape[:2]))
     if scale < 1.0:
         bgr = cv2.resize(bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    faces, candidates, squares = _top_faces(bgr)
+    look = _first_look(bgr)
+    factor = pip_scale(bgr, look)
+    if factor != 1.0:
+        bgr = _resized(bgr, factor)
+        scale *= factor
+        look = _first_look(bgr)
+    faces, candidates, squares = _top_faces(bgr, look)
     if _JUDGE is not None:
         faces = _judged_faces(bgr, faces, candidates, squares)
     if _VALUES is not None:
@@ -97,9 +103,19 @@ def read_dice(image: np.ndarray, profile: ColourProfile | None = None) -> list[D
     return [_rescaled(_reading(face, name, sure), scale) for face, (name, sure) in zip(faces, names)]
 
 
-def _top_faces(bgr: np.ndarray) -> tuple[list["_Face"], list["_Face"], list[Square]]:
-    """The top faces of the dice in a BGR image, in its pixels; every candidate face weighed; and
-    the die-sized body squares (none unless the whole image was read, not only regions)."""
+@dataclass(frozen=True)
+class _Look:
+    """The pip-first reading of a frame: whether it covered the whole frame, its pips, every
+    candidate face, and the faces chosen among them."""
+
+    whole: bool
+    pips: Pips
+    candidates: list
+    chosen: list
+
+
+def _first_look(bgr: np.ndarray) -> _Look:
+    """Pips found, candidate faces fitted and the likely top faces chosen, over a BGR frame."""
     regions = _regions(bgr)
     whole = regions == [(0, 0, bgr.shape[1], bgr.shape[0])]
     # Pips are found region by region, but faces are fitted and judged over the whole frame at once:
@@ -112,11 +128,93 @@ def _top_faces(bgr: np.ndarray) -> tuple[list["_Face"], list["_Face"], list[Squa
     else:
         plain = _plain_shares(bgr, candidates) >= PLAIN_SHARE
         chosen = _frontal_faces(pips, [f for f, ok in zip(candidates, plain) if ok])
-    squares: list[Square] = []
-    if BODY_FIRST and whole:
+    return _Look(whole, pips, candidates, chosen)
+
+
+def _top_faces(bgr: np.ndarray, look: _Look | None = None) -> tuple[list["_Face"], list["_Face"], list[Square]]:
+    """The top faces of the dice in a BGR image, in its pixels; every candidate face weighed; and
+    the die-sized body squares (none unless the whole image was read, not only regions)."""
+    look = look or _first_look(bgr)
+    chosen, squares = look.chosen, []
+    if BODY_FIRST and look.whole:
         # Only a whole image shows enough table around the dice to tell a body from the table.
         chosen, squares = _body_faces(bgr, chosen)
-    return chosen, candidates, squares
+    return chosen, look.candidates, squares
+
+
+def pip_scale(bgr: np.ndarray, look: _Look) -> float:
+    """The factor to resize a frame by so that its dice's pips are of the size the reader reads
+    best (PIP_TARGET pixels of radius); 1.0 when they already are, or nothing tells their size.
+
+    The pip finder's kernel and every other pixel measure of the reader are fixed: pips much bigger
+    than the kernel are not found at all, and tiny ones blur into the table. A frame whose sure
+    faces are few or out of range is also looked at in half and quarter size, where pips too big
+    for the kernel at full size are found; the size with the most sure faces tells the pip size."""
+    evidence, radius = _pip_evidence(bgr, look)
+    in_range = PIP_RANGE[0] <= radius <= PIP_RANGE[1]
+    if evidence >= SURE_EVIDENCE and in_range:
+        return 1.0
+    level = 1.0
+    while min(bgr.shape[:2]) * level / 2.0 >= PROBE_SIDE:
+        level /= 2.0
+        smaller = _resized(bgr, level)
+        coarse, coarse_radius = _pip_evidence(smaller, _first_look(smaller), coarse=True)
+        # A smaller size only tells of pips too big for the larger one: of small pips it sees
+        # specks and texture as readily as dice.
+        if coarse > COARSER_GAIN * evidence + 0.5 and coarse_radius >= COARSE_RADIUS:
+            evidence, radius, in_range = coarse, coarse_radius / level, False
+    if not evidence or in_range:
+        return 1.0
+    factor = PIP_TARGET[0 if radius < PIP_RANGE[0] else 1] / radius
+    # A frame is never read larger than WORK_SIDE: tiny dice in a big frame cost too much to enlarge.
+    return float(min(factor, WORK_SIDE / max(bgr.shape[:2]), MAX_ENLARGE))
+
+
+def _pip_evidence(bgr: np.ndarray, look: _Look, coarse: bool = False) -> tuple[float, float]:
+    """How much a look's chosen faces say about pip size (the sum of the scorer's certainty over the
+    faces it is at least half sure of, no bigger than a die in the frame can be), and the median
+    radius of their pips (of faces of two or more pips where there are any: a one's pip is bigger,
+    and a dark die on a light table can pass for one); 0 with none. A `coarse` look (at a smaller
+    size than the frame's) counts only faces of three or more pips."""
+    biggest = MAX_FACE_SHARE * min(bgr.shape[:2])
+    sure = [f for f in look.chosen if f.certainty >= 0.5 and f.pips and f.size <= biggest]
+    if coarse:
+        # Seen small, a dark die on a light table looks like a one's pip, and two such dice (or two
+        # rivets on a binder) like a two: only faces of three or more pips tell of big pips.
+        sure = [f for f in sure if f.value >= 3]
+    if not sure:
+        return 0.0, 0.0
+    several = [f.radius for f in sure if f.value > 1]
+    return sum(f.certainty for f in sure), _middle(several or [ONE_PIP * f.radius for f in sure])
+
+
+# A die's face takes at most this share of the frame's short side (two round marks far apart on
+# a binder are no die's two).
+MAX_FACE_SHARE = 0.35
+# A one's pip is about this much bigger than the pips of the other faces of the same die.
+ONE_PIP = 0.75
+
+
+# Frames whose pips' radius (pixels) lies within PIP_RANGE are read as they are; smaller pips are
+# enlarged to the first PIP_TARGET, bigger ones shrunk to the second. The photo sets at their own
+# size: nell-byler's pips 1.6-3.0 px, matteop65's 2.9-4.6 px.
+PIP_RANGE, PIP_TARGET = (1.5, 4.3), (2.4, 3.0)
+# This much certainty (about three sure faces) at full size makes looking at smaller sizes needless.
+SURE_EVIDENCE = 2.5
+# A smaller size is believed over a larger one when its sure faces weigh this much more.
+COARSER_GAIN = 1.3
+# Frames are looked at in half size while their short side stays at least this long.
+PROBE_SIDE = 160
+# Pips found in a smaller size count only when at least this big there (pixels of radius).
+COARSE_RADIUS = 2.2
+# A frame with tiny pips is enlarged at most this much.
+MAX_ENLARGE = 2.0
+
+
+def _resized(bgr: np.ndarray, factor: float) -> np.ndarray:
+    """The frame resized by `factor` (area-averaged when shrunk, bicubic when enlarged)."""
+    size = (max(8, round(bgr.shape[1] * factor)), max(8, round(bgr.shape[0] * factor)))
+    return cv2.resize(bgr, size, interpolation=cv2.INTER_AREA if factor < 1.0 else cv2.INTER_CUBIC)
 
 
 def _cut_off(shape: tuple[int, ...], face: "_Face") -> bool:
@@ -853,6 +951,7 @@ WIDE_PLAIN = 5.0
 BLURRED_ROUNDNESS, BLURRED_RADIUS = 0.45, 2.5
 
 _RING16 = np.array([[np.cos(a), np.sin(a)] for a in np.linspace(0, 2 * np.pi, 16, endpoint=False)], np.float32)
+
 
 
 def _reading(face: _Face, colour: str, colour_confidence: float) -> DieReading:

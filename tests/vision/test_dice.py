@@ -261,7 +261,9 @@ def _lone_dot_on_a_square(side: int, pip_radius: int) -> np.ndarray:
 def test_a_close_up_one_whose_face_is_many_pips_wide_is_read(side, pip_radius):
     # The face ends 8-11 pip radii out, beyond where a one's face usually ends (~5 radii).
     dice = read_dice(_lone_dot_on_a_square(side, pip_radius))
-    assert [(d.value, round(d.x), round(d.y)) for d in dice] == [(1, 240, 200)]
+    assert [d.value for d in dice] == [1]
+    # Big pips are read in a shrunk frame: the centre comes back within a pixel.
+    assert abs(dice[0].x - 240) < 1.5 and abs(dice[0].y - 200) < 1.5
 
 
 def test_a_dot_on_a_wide_plain_card_is_no_one():

@@ -1,0 +1,50 @@
+"""The dice benchmark's command line: a labelled folder read at its own size and resized."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+PHOTOS = REPO.parent / "shared" / "data" / "dice" / "nell-byler-1208"
+
+
+def _benchmark():
+    """The benchmark module, loaded by path."""
+    spec = importlib.util.spec_from_file_location("dice_benchmark", REPO / "benchmarks" / "dice_benchmark.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def two_photos(tmp_path: Path) -> Path:
+    """A labelled folder of two real photos."""
+    if not (PHOTOS / "truth.json").exists():
+        pytest.skip("the nell-byler-1208 photos are absent")
+    truth = json.loads((PHOTOS / "truth.json").read_text())[:2]
+    (tmp_path / "images").mkdir()
+    for entry in truth:
+        shutil.copy(PHOTOS / "images" / entry["image"], tmp_path / "images")
+    (tmp_path / "truth.json").write_text(json.dumps(truth))
+    return tmp_path
+
+
+def test_resized_reads_are_scored_in_the_labels_pixels(two_photos, capsys):
+    assert _benchmark().main([str(two_photos), "--no-sim", "--scales", "1.5"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    own = next(line for line in lines if "end-to-end accuracy" in line)
+    resized = next(line for line in lines if "resized x1.5" in line)
+    # Readings mapped back to the labels' pixels find about as many dice as at the photos' own size.
+    assert float(resized.split("found ")[1].split("%")[0]) > 80.0, (own, resized)
+
+
+@pytest.mark.parametrize("text", ["0", "x", "0.5,-1", ""])
+def test_bad_scales_are_refused_with_a_message(two_photos, capsys, text):
+    with pytest.raises(SystemExit):
+        _benchmark().main([str(two_photos), "--no-sim", "--scales", text])
+    assert "positive factors" in capsys.readouterr().err
