@@ -124,11 +124,27 @@ def _first_look(bgr: np.ndarray) -> _Look:
     candidates = _candidate_faces(bgr, pips, every_one=_SCORER is not None)
     if _SCORER is not None:
         candidates = [f for f in candidates if f.value > 1 or not _cut_off(bgr.shape, f)]
-        chosen = _chosen_faces(candidates, _SCORER.probability(face_features(bgr, pips, candidates)))
+        chosen = _without_specks(_chosen_faces(candidates, _SCORER.probability(face_features(bgr, pips, candidates))))
     else:
         plain = _plain_shares(bgr, candidates) >= PLAIN_SHARE
         chosen = _frontal_faces(pips, [f for f, ok in zip(candidates, plain) if ok])
     return _Look(whole, pips, candidates, chosen)
+
+
+def _without_specks(chosen: list["_Face"]) -> list["_Face"]:
+    """The chosen faces less the ones far smaller than the frame's sure faces of several pips: a
+    one's pip is bigger than the other faces' pips, and specks of dust on a mat, in a close or
+    sharp photo, pass for pips."""
+    sizes = [f.size for f in chosen if f.value > 1 and f.certainty >= 0.5]
+    if len(sizes) < SPECK_FACES:
+        return chosen
+    least = SMALL_ONE * _middle(sizes)
+    return [f for f in chosen if f.value > 1 or f.size >= least]
+
+
+# A one whose face is under this share of the median sure face of several pips is a speck, where
+# at least SPECK_FACES such faces tell the dice's size.
+SMALL_ONE, SPECK_FACES = 0.5, 2
 
 
 def _top_faces(bgr: np.ndarray, look: _Look | None = None) -> tuple[list["_Face"], list["_Face"], list[Square]]:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import vision.dice_pips as dice_pips
-from vision.dice_pips import _polygon_moments, find_pips, spot_map
+from vision.dice_pips import DARK, _polygon_moments, find_pips, spot_map
 
 
 def _blob_outlines(seed: int) -> list[np.ndarray]:
@@ -67,3 +67,16 @@ def test_spot_maps_are_the_same_plane_by_plane_and_interleaved(monkeypatch):
     planes = spot_map(image, 11)
     assert all(np.array_equal(a, b) for a, b in zip(interleaved, planes))
     assert interleaved[0].max() > 0 and interleaved[1].max() > 0
+
+
+def test_pips_inside_a_dark_outline_are_found():
+    # A die drawn with a dark edge on a light card: in the dark-spot mask its outline is a ring,
+    # and the pips lie in the ring's hole (only outer outlines were once measured: none was found).
+    image = np.full((120, 120, 3), 235, np.uint8)
+    cv2.rectangle(image, (30, 30), (90, 90), (120, 120, 120), 2)
+    centres = [(42, 42), (60, 60), (78, 78), (42, 78), (78, 42)]
+    for x, y in centres:
+        cv2.circle(image, (x, y), 4, (20, 20, 20), -1, cv2.LINE_AA)
+    pips = find_pips(image, kernel=11, threshold=40.0, min_area=5, max_area=700)
+    dark = sorted(tuple(np.rint(xy).astype(int)) for xy, polarity in zip(pips.xy, pips.polarity) if polarity == DARK)
+    assert dark == sorted(centres)

@@ -84,3 +84,32 @@ def test_photos_of_tiny_dice_are_enlarged_and_read_better(monkeypatch):
     monkeypatch.setattr(dice, "PIP_RANGE", (0.0, np.inf))  # as the reader was: every frame as it is
     as_they_are = sum(_right(read_dice(s), entry, 0.5) for s, (_, entry) in zip(small, photos))
     assert enlarged > as_they_are + 5, (enlarged, as_they_are)
+
+
+def _false_dice(photos: list[tuple[np.ndarray, dict]], factor: float) -> int:
+    """Readings of the photos resized by `factor` that lie in no labelled die's box."""
+    false = 0
+    for image, entry in photos:
+        for r in read_dice(_enlarged(image, factor)):
+            x, y = r.x / factor, r.y / factor
+            false += not any(x1 - 5 <= x <= x2 + 5 and y1 - 5 <= y <= y2 + 5 for x1, y1, x2, y2 in
+                             (d["box"] for d in entry["dice"]))
+    return false
+
+
+def test_specks_of_dust_on_a_close_photo_of_a_mat_are_not_read_as_ones(monkeypatch):
+    photos = _photos("nell-byler-1208", 4)
+    specks_left_out = _false_dice(photos, 1.5)
+    monkeypatch.setattr(dice, "SMALL_ONE", 0.0)  # as the reader was: any small one stands
+    assert specks_left_out <= _false_dice(photos, 1.5) - 3
+
+
+def test_only_ones_far_smaller_than_the_sure_faces_are_specks():
+    face = dice._Face
+    sure = [face((0, 1, 2), 3, (100.0, 100.0), 8.0, 0.0, 0.0, certainty=0.9),
+            face((3, 4), 2, (200.0, 100.0), 8.0, 0.0, 0.0, certainty=0.8)]
+    speck = face((5,), 1, (300.0, 100.0), 3.0, 0.0, 0.2, certainty=0.9)
+    one = face((6,), 1, (400.0, 100.0), 6.0, 0.0, 0.2, certainty=0.9)
+    assert dice._without_specks(sure + [speck, one]) == sure + [one]
+    # One sure face of several pips does not tell the dice's size well enough.
+    assert dice._without_specks(sure[:1] + [speck]) == sure[:1] + [speck]
