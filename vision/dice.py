@@ -161,7 +161,7 @@ def _first_look(bgr: np.ndarray) -> _Look:
     whole = regions == [(0, 0, bgr.shape[1], bgr.shape[0])]
     # Pips are found region by region, but faces are fitted and judged over the whole frame at once:
     # one pass costs far less than one per region, and the frame's typical die size is surer.
-    pips = _find_all_pips(bgr, regions)
+    pips = _strongest(_find_all_pips(bgr, regions), MAX_PIPS)
     candidates = _candidate_faces(bgr, pips, every_one=_SCORER is not None)
     if _SCORER is not None:
         candidates = [f for f in candidates if f.value > 1 or not _cut_off(bgr.shape, f)]
@@ -170,6 +170,19 @@ def _first_look(bgr: np.ndarray) -> _Look:
         plain = _plain_shares(bgr, candidates) >= PLAIN_SHARE
         chosen = _frontal_faces(pips, [f for f, ok in zip(candidates, plain) if ok])
     return _Look(whole, pips, candidates, chosen)
+
+
+def _strongest(pips: Pips, most: int) -> Pips:
+    """At most `most` pips, those of the highest contrast, in their order: pairing pips costs memory
+    and time with the square of their number, and a frame holding thousands (noise, a dotted
+    cloth) must still be read in time."""
+    if len(pips) <= most:
+        return pips
+    return pips.take(np.sort(np.argsort(-pips.contrast, kind="stable")[:most]))
+
+
+# The most pips a frame is read with (a full table of 26 dice shows ~100, with specks ~200-300).
+MAX_PIPS = 1500
 
 
 def _without_specks(chosen: list["_Face"]) -> list["_Face"]:
@@ -582,7 +595,7 @@ def candidate_faces(image: np.ndarray) -> list[tuple["_Face", np.ndarray]]:
     if bgr is None:
         return []
     regions = _regions(bgr)
-    pips = _find_all_pips(bgr, regions)
+    pips = _strongest(_find_all_pips(bgr, regions), MAX_PIPS)
     candidates = _candidate_faces(bgr, pips, every_one=True)
     return list(zip(candidates, face_features(bgr, pips, candidates)))
 
@@ -755,6 +768,12 @@ def _candidate_faces(bgr: np.ndarray, pips: Pips, every_one: bool = False) -> li
     lone: list[int] = []
     shapes = _PipShapes.of(pips)
     groups = _faces(bgr, pips)
+    # A group of more pips than a heap of dice shows is a pattern (a dotted cloth, a perforated
+    # board): its pips are neither fitted (the fitting grows with the cube of a group's size) nor ones.
+    pattern = np.zeros(len(pips), bool)
+    for group in groups:
+        pattern[group] = len(group) > MAX_GROUP
+    groups = [group for group in groups if len(group) <= MAX_GROUP]
     for group, (fits, left) in zip(groups, fit_groups(pips.xy, pips.radius, pips.roundness, groups)):
         for fit in fits:
             members = tuple(int(group[m]) for m in fit.members)
@@ -763,12 +782,16 @@ def _candidate_faces(bgr: np.ndarray, pips: Pips, every_one: bool = False) -> li
     steps = [f.step / f.radius for f in faces]
     # A one's pip is usually bigger than the others; its face is ~2.9 of its radius per grid step.
     ratio = _middle(steps) * 0.8 if steps else 2.9
-    lone_ = np.arange(len(pips)) if every_one else np.array(lone, np.intp)
+    lone_ = np.flatnonzero(~pattern) if every_one else np.array(lone, np.intp)
     alone = np.isin(lone_, np.array(lone, np.intp))
     for k in lone_[_lone_pips_are_dice(bgr, pips, lone_, alone)].tolist():
         x, y = pips.xy[k]
         faces.append(_face(shapes, (k,), 1, (float(x), float(y)), float(pips.radius[k]) * ratio, 0.0, 0.2))
     return faces
+
+
+# Most pips one group of touching dice holds (a dozen dice in a heap, all fives and sixes).
+MAX_GROUP = 72
 
 
 # Points of a face that no pip covers, in grid steps: between the pips and towards the edges.
