@@ -86,6 +86,8 @@ def read_dice(image: np.ndarray, profile: ColourProfile | None = None) -> list[D
     scale = min(1.0, WORK_SIDE / max(bgr.shape[:2]))
     if scale < 1.0:
         bgr = cv2.resize(bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        if min(bgr.shape[:2]) < 8:
+            return []  # a sliver: nothing die-shaped fits once the long side is brought down
     shown = bgr
     bgr, gain = lit(bgr)
     look = _first_look(bgr)
@@ -653,7 +655,8 @@ def _as_bgr(image: np.ndarray) -> np.ndarray | None:
     if min(image.shape[:2]) < 8:
         return None
     if image.dtype != np.uint8:
-        image = cv2.normalize(image.astype(np.float32), None, 0, 255, cv2.NORM_MINMAX).astype(np.uint8)
+        finite = np.nan_to_num(image.astype(np.float32), nan=0.0, posinf=0.0, neginf=0.0)
+        image = cv2.normalize(finite, None, 0, 255, cv2.NORM_MINMAX).astype(np.uint8)
     if image.ndim == 2:
         return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     channels = image.shape[2]

@@ -207,7 +207,9 @@ def test_a_shadow_on_one_side_of_a_die_barely_changes_the_table_beside_it():
     np.zeros((480, 640, 3), np.uint8),
     np.full((480, 640, 3), 255, np.uint8),
     np.zeros((480, 640, 2), np.uint8),
-], ids=["empty", "1-d", "tiny", "black", "white", "two-channel"])
+    np.full((20000, 9, 3), 128, np.uint8),
+    np.full((60, 60, 3), np.nan, np.float32),
+], ids=["empty", "1-d", "tiny", "black", "white", "two-channel", "sliver", "not-a-number"])
 def test_blank_or_unusable_images_have_no_dice(image):
     assert read_dice(image) == []
 
