@@ -91,18 +91,6 @@ def patch(bgr: np.ndarray, centre: np.ndarray, side: float, turn: float, rng: np
     return standardised(out)
 
 
-def degraded(bgr: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """The whole image as a poorer camera or a web page would give it, at random: blurred (focus,
-    a shaking hand) and saved as a JPEG of low quality (colour at half resolution, blocks)."""
-    out = bgr
-    if rng.random() < 0.4:
-        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.6, 1.5))
-    if rng.random() < 0.7:
-        ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(30, 91))])
-        out = cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else out
-    return out
-
-
 def recoloured(patch_: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """The patch with its channels shuffled, hue turned, light bent, blurred or noised at random:
     dice and tables come in colours and lights the photos here do not show."""

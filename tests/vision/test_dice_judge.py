@@ -154,18 +154,6 @@ def test_training_turns_keep_each_offset_on_its_die_centre():
     assert len(views) > 1  # the batch really was turned
 
 
-def test_training_images_are_degraded_like_a_poorer_camera_at_random_and_reproducibly():
-    train = _training_module()
-    image = np.zeros((64, 96, 3), np.uint8)
-    image[:, ::8] = (40, 60, 220)  # sharp red stripes: blur and JPEG both soften them
-    copies = [train.degraded(image, np.random.default_rng(seed)) for seed in range(12)]
-    assert all(c.shape == image.shape and c.dtype == np.uint8 for c in copies)
-    changed = [not np.array_equal(c, image) for c in copies]
-    assert any(changed) and not all(changed)  # some images stay as they were
-    again = [train.degraded(image, np.random.default_rng(seed)) for seed in range(12)]
-    assert all(np.array_equal(a, b) for a, b in zip(copies, again))
-
-
 def test_training_labels_a_place_by_the_nearest_die():
     train = _training_module()
     dice_ = [(100.0, 100.0, 4, 40.0), (200.0, 100.0, 0, 40.0)]  # the second die is rolling: no value
