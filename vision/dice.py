@@ -451,7 +451,8 @@ def _typical_face(chosen: list["_Face"], candidates: list["_Face"]) -> float:
 
 def _valued_faces(bgr: np.ndarray, faces: list["_Face"], candidates: list["_Face"]) -> list["_Face"]:
     """The faces, each face the reader is not sure of with the value reader's value where the value
-    reader is sure of it (faint, small or red-on-dark pips that the pip stages miss or misplace)."""
+    reader is sure of it (faint, small or red-on-dark pips that the pip stages miss or misplace),
+    and each die found by its body with the value reader's value."""
     unsure = [k for k, f in enumerate(faces) if (f.certainty < SETTLED or not f.pips) and not f.value_read]
     typical = _typical_face(faces, candidates)
     if not unsure or not typical:
@@ -459,7 +460,7 @@ def _valued_faces(bgr: np.ndarray, faces: list["_Face"], candidates: list["_Face
     chances = _VALUES.read(bgr, np.array([faces[k].centre for k in unsure], np.float64), DIE_PER_FACE * typical)
     out = list(faces)
     for k, chance in zip(unsure, chances):
-        if chance.max() >= VALUE_SURE:
+        if chance.max() >= VALUE_SURE or not faces[k].pips:
             out[k] = replace(out[k], value=int(chance.argmax()) + 1)
     return out
 
@@ -469,6 +470,9 @@ def _valued_faces(bgr: np.ndarray, faces: list["_Face"], candidates: list["_Face
 # bodies 130 before, 155 after; faces the face scorer is sure of are left alone (602 of 610 right;
 # the value reader would have made it 598).
 VALUE_SURE = 0.7
+# A die found by its body takes the value reader's value however unsure: held out, the body
+# reader's own pips were right less often (nell 92.47 -> 92.57 % end to end; recompressed as
+# JPEG of quality 50, where faint pips break up, 84.20 -> 85.42 %; matteop unchanged).
 
 
 def _spread_out(points: np.ndarray, reach: np.ndarray) -> np.ndarray:

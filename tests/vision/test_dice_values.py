@@ -107,10 +107,17 @@ def test_unsure_faces_take_the_value_the_reader_is_sure_of_and_sure_faces_keep_t
     assert len(values.read_at) == 2  # the face the scorer is sure of is not read again
 
 
-def test_an_unsure_value_reader_changes_nothing(monkeypatch):
+def test_an_unsure_value_reader_changes_no_pip_face(monkeypatch):
     image = np.full((300, 400, 3), 90, np.uint8)
     monkeypatch.setattr(dice, "_VALUES", _FakeValues([(100, 100, 6)], sureness=dice.VALUE_SURE - 0.1))
     assert [f.value for f in dice._valued_faces(image, [_face(100, 100, 3)], [])] == [3]
+
+
+def test_a_die_found_by_its_body_takes_the_value_readers_value_however_unsure(monkeypatch):
+    image = np.full((300, 400, 3), 90, np.uint8)
+    monkeypatch.setattr(dice, "_VALUES", _FakeValues([(100, 100, 6), (250, 100, 2)], sureness=0.4))
+    faces = [_face(100, 100, 3, pips=False), _face(250, 100, 5)]
+    assert [f.value for f in dice._valued_faces(image, faces, faces)] == [6, 5]
 
 
 def test_a_die_the_judge_adds_takes_the_value_readers_value_and_is_not_read_twice(monkeypatch):
