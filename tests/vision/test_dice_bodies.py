@@ -91,6 +91,9 @@ def test_the_reader_finds_a_die_with_faint_pips_by_its_body(monkeypatch):
     dice = [((80, 100), 5, *white), ((200, 100), 4, *white), ((320, 100), 6, *white), ((440, 100), 3, *white),
             ((260, 260), 4, *faint, 20.0)]
     image = _table(dice)
+    # The body stage's own reading: the value reader, which has the last word on a die found by its
+    # body, reads this drawn die (unlike the photos it learnt from) 5, unsure.
+    monkeypatch.setattr(vision.dice, "_VALUES", None)
     monkeypatch.setattr(vision.dice, "BODY_FIRST", False)
     without = vision.dice.read_dice(image)
     monkeypatch.setattr(vision.dice, "BODY_FIRST", True)
