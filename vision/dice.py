@@ -163,7 +163,7 @@ def _first_look(bgr: np.ndarray) -> _Look:
     whole = regions == [(0, 0, bgr.shape[1], bgr.shape[0])]
     # Pips are found region by region, but faces are fitted and judged over the whole frame at once:
     # one pass costs far less than one per region, and the frame's typical die size is surer.
-    pips = _strongest(_find_all_pips(bgr, regions), MAX_PIPS)
+    pips = _find_all_pips(bgr, regions)
     candidates = _candidate_faces(bgr, pips, every_one=_SCORER is not None)
     if _SCORER is not None:
         candidates = [f for f in candidates if f.value > 1 or not _cut_off(bgr.shape, f)]
@@ -460,6 +460,9 @@ def _valued_faces(bgr: np.ndarray, faces: list["_Face"], candidates: list["_Face
     chances = _VALUES.read(bgr, np.array([faces[k].centre for k in unsure], np.float64), DIE_PER_FACE * typical)
     out = list(faces)
     for k, chance in zip(unsure, chances):
+        # A die found by its body takes the value reader's value however unsure: held out, the body
+        # reader's own pips were right less often (nell 92.47 -> 92.57 % end to end; recompressed
+        # as JPEG of quality 50, where faint pips break up, 84.20 -> 85.42 %; matteop unchanged).
         if chance.max() >= VALUE_SURE or not faces[k].pips:
             out[k] = replace(out[k], value=int(chance.argmax()) + 1)
     return out
@@ -470,9 +473,6 @@ def _valued_faces(bgr: np.ndarray, faces: list["_Face"], candidates: list["_Face
 # bodies 130 before, 155 after; faces the face scorer is sure of are left alone (602 of 610 right;
 # the value reader would have made it 598).
 VALUE_SURE = 0.7
-# A die found by its body takes the value reader's value however unsure: held out, the body
-# reader's own pips were right less often (nell 92.47 -> 92.57 % end to end; recompressed as
-# JPEG of quality 50, where faint pips break up, 84.20 -> 85.42 %; matteop unchanged).
 
 
 def _spread_out(points: np.ndarray, reach: np.ndarray) -> np.ndarray:
@@ -601,7 +601,7 @@ def candidate_faces(image: np.ndarray) -> list[tuple["_Face", np.ndarray]]:
     if bgr is None:
         return []
     regions = _regions(bgr)
-    pips = _strongest(_find_all_pips(bgr, regions), MAX_PIPS)
+    pips = _find_all_pips(bgr, regions)
     candidates = _candidate_faces(bgr, pips, every_one=True)
     return list(zip(candidates, face_features(bgr, pips, candidates)))
 
@@ -675,8 +675,9 @@ def _as_bgr(image: np.ndarray) -> np.ndarray | None:
 
 def _find_all_pips(bgr: np.ndarray, regions: list[tuple[int, int, int, int]] | None = None) -> Pips:
     """Pip candidates of 1.3-15 px radius (dice of about 15-90 px), in the frame's pixels, only
-    inside `regions` (x, y, w, h) when given."""
-    return find_pips(bgr, kernel=PIP_KERNEL, threshold=PIP_THRESHOLD, min_area=5, max_area=700, regions=regions)
+    inside `regions` (x, y, w, h) when given; at most MAX_PIPS of them."""
+    found = find_pips(bgr, kernel=PIP_KERNEL, threshold=PIP_THRESHOLD, min_area=5, max_area=700, regions=regions)
+    return _strongest(found, MAX_PIPS)
 
 
 def _faces(bgr: np.ndarray, pips: Pips) -> list[np.ndarray]:
@@ -1041,7 +1042,6 @@ WIDE_PLAIN = 5.0
 BLURRED_ROUNDNESS, BLURRED_RADIUS = 0.45, 2.5
 
 _RING16 = np.array([[np.cos(a), np.sin(a)] for a in np.linspace(0, 2 * np.pi, 16, endpoint=False)], np.float32)
-
 
 
 def _reading(face: _Face, colour: str, colour_confidence: float) -> DieReading:
