@@ -91,18 +91,21 @@ def _outlines(mask: np.ndarray, offset: tuple[int, int] = (0, 0)) -> list[np.nda
 
 
 def _inside_holes(box: np.ndarray, offset: tuple[int, int]) -> list[np.ndarray]:
-    """Outlines of the blobs inside holes of a mask's box (every second nesting level below the top)."""
+    """Outlines of the blobs inside the holes of the blob that fills a mask's box (every second
+    nesting level below it); blobs of other outlines that reach into the box are left to those."""
     contours, hierarchy = cv2.findContours(box, cv2.RETR_TREE, cv2.CHAIN_APPROX_NONE, offset=offset)
     if hierarchy is None:
         return []
     parents = hierarchy[0][:, 3]
-    depth = np.zeros(len(contours), np.intp)
-    for k in range(len(contours)):
-        parent = parents[k]
-        while parent >= 0:
-            depth[k] += 1
-            parent = parents[parent]
-    return [c for c, d in zip(contours, depth) if d >= 2 and d % 2 == 0 and len(c) >= 4]
+    whole = (offset[0], offset[1], box.shape[1], box.shape[0])
+    out = []
+    for k, contour in enumerate(contours):
+        depth, top = 0, k
+        while parents[top] >= 0:
+            depth, top = depth + 1, parents[top]
+        if depth >= 2 and depth % 2 == 0 and len(contour) >= 4 and cv2.boundingRect(contours[top]) == whole:
+            out.append(contour)
+    return out
 
 
 # An outline this long (points) may ring a die's pips, if its box is at most RING_SIDE pixels wide.

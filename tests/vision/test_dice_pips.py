@@ -80,3 +80,17 @@ def test_pips_inside_a_dark_outline_are_found():
     pips = find_pips(image, kernel=11, threshold=40.0, min_area=5, max_area=700)
     dark = sorted(tuple(np.rint(xy).astype(int)) for xy, polarity in zip(pips.xy, pips.polarity) if polarity == DARK)
     assert dark == sorted(centres)
+
+
+def test_pips_in_a_ring_that_lies_in_another_rings_box_are_found_once():
+    # Two die outlines: the small one lies inside the big one's box but outside its hole. Each
+    # ring's box is opened once; the small ring's pip belongs to the small ring only.
+    image = np.full((200, 200, 3), 235, np.uint8)
+    cv2.polylines(image, [np.array([(10, 100), (100, 10), (190, 100), (100, 190)], np.int32)], True,
+                  (120, 120, 120), 2)  # a die turned 45 degrees: its box is far wider than it
+    cv2.rectangle(image, (12, 12), (52, 52), (120, 120, 120), 2)  # a small die in the box's corner
+    cv2.circle(image, (32, 32), 4, (20, 20, 20), -1, cv2.LINE_AA)
+    cv2.circle(image, (100, 100), 4, (20, 20, 20), -1, cv2.LINE_AA)
+    pips = find_pips(image, kernel=11, threshold=40.0, min_area=5, max_area=700)
+    dark = sorted(tuple(np.rint(xy).astype(int)) for xy, polarity in zip(pips.xy, pips.polarity) if polarity == DARK)
+    assert dark == [(32, 32), (100, 100)]
