@@ -230,9 +230,11 @@ def pip_scale(bgr: np.ndarray, look: _Look) -> float:
     faces are few or out of range is also looked at in half and quarter size, where pips too big
     for the kernel at full size are found; the size with the most sure faces tells the pip size."""
     evidence, radius = _pip_evidence(bgr, look)
-    in_range = PIP_RANGE[0] <= radius <= PIP_RANGE[1]
-    if evidence >= SURE_EVIDENCE and in_range:
+    if evidence >= SURE_EVIDENCE and PIP_RANGE[0] <= radius <= SURE_RANGE_TOP:
+        # Enough sure faces whose pips the finder still reads well: no second reading (a live
+        # table's frames would each be read twice).
         return 1.0
+    in_range = PIP_RANGE[0] <= radius <= PIP_RANGE[1]
     level = 1.0
     while min(bgr.shape[:2]) * level / 2.0 >= PROBE_SIDE:
         level /= 2.0
@@ -278,8 +280,9 @@ ONE_PIP = 0.75
 # enlarged to the first PIP_TARGET, bigger ones shrunk to the second. The photo sets at their own
 # size: nell-byler's pips 1.6-3.0 px, matteop65's 2.9-4.6 px.
 PIP_RANGE, PIP_TARGET = (1.5, 4.3), (2.4, 3.0)
-# This much certainty (about three sure faces) at full size makes looking at smaller sizes needless.
-SURE_EVIDENCE = 2.5
+# This much certainty (about three sure faces) at full size, with pips no bigger than SURE_RANGE_TOP,
+# makes resizing needless.
+SURE_EVIDENCE, SURE_RANGE_TOP = 2.5, 5.5
 # A smaller size is believed over a larger one when its sure faces weigh this much more.
 COARSER_GAIN = 1.3
 # Frames are looked at in half size while their short side stays at least this long.
