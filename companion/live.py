@@ -72,7 +72,9 @@ class LiveTable:
         """Wire a session, a calibration and (for `start`) a CameraThread; `read` defaults to the dice reader,
         `cards` is a CardLibrary of taught cards (None: cards are not looked for)."""
         if read is None:
-            from vision.dice import read_dice as read
+            from vision.dice import DiceReader
+
+            read = DiceReader()  # keeps the table's scale from frame to frame
         if profile is None and calibration.colour_profile:
             from vision.colour import ColourProfile
 

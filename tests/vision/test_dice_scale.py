@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from vision import dice
-from vision.dice import pip_scale, read_dice
+from vision.dice import DiceReader, pip_scale, read_dice
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "dice"
 
@@ -115,15 +115,50 @@ def test_only_ones_far_smaller_than_the_sure_faces_are_specks():
     assert dice._without_specks(sure[:1] + [speck]) == sure[:1] + [speck]
 
 
-def test_a_table_of_sure_dice_the_pip_finder_still_reads_is_not_read_twice():
-    # A live table's frames come ten a second: a table whose dice the reader is sure of, with pips
-    # of 4.5-5 px (a camera a little lower than the simulator's), once cost a second reading of
-    # every frame (the live loop went from 26 to 70 ms a frame).
+def _table_frames(die_size: float, count: int = 3) -> list[np.ndarray]:
+    """Simulated frames of one table whose dice have pips of 4.5-5 px (a camera a little low)."""
     simulator = pytest.importorskip("vision.simulator")
-    for die_size in (56, 62):
-        rng = np.random.default_rng(4)
-        frame, _ = simulator.render_table(simulator.random_scene(rng, dice=12, die_size=die_size, lighting="neutral",
-                                                                 background="mat"), rng)
-        look = dice._first_look(frame)
-        assert dice._pip_evidence(frame, look)[1] > dice.PIP_RANGE[1]
-        assert pip_scale(frame, look) == 1.0
+    frames = []
+    for seed in range(count):
+        rng = np.random.default_rng(seed)
+        scene = simulator.random_scene(rng, dice=12, die_size=die_size, lighting="neutral", background="mat")
+        frames.append(simulator.render_table(scene, rng)[0])
+    return frames
+
+
+@pytest.mark.parametrize("die_size", [56, 62])
+def test_a_live_table_whose_pips_the_finder_still_reads_is_read_once_a_frame(monkeypatch, die_size):
+    # A live table's frames come ten a second: looking at every frame in half and quarter size and
+    # reading it again shrunk took the live loop from 26 to 70 ms a frame.
+    frames = _table_frames(die_size)
+    assert pip_scale(frames[0], dice._first_look(frames[0])) < 0.8  # a photo of it is read shrunk
+    looks = []
+    real_look = dice._first_look
+    monkeypatch.setattr(dice, "_first_look", lambda bgr: looks.append(bgr.shape) or real_look(bgr))
+    reader = DiceReader()
+    for frame in frames:
+        looks.clear()
+        assert len(reader(frame)) >= 10
+        assert looks == [frame.shape[:2] + (3,)]  # one look, at the frame's own size
+    assert reader.factor == 1.0
+
+
+def test_a_live_table_of_big_pips_is_read_once_a_frame_shrunk(monkeypatch):
+    frames = _table_frames(80)
+    looks = []
+    real_look = dice._first_look
+    monkeypatch.setattr(dice, "_first_look", lambda bgr: looks.append(bgr.shape) or real_look(bgr))
+    reader = DiceReader()
+    reader(frames[0])
+    assert reader.factor is not None and reader.factor < 0.7
+    for frame in frames[1:]:
+        looks.clear()
+        assert len(reader(frame)) >= 10
+        assert len(looks) == 1 and looks[0][1] < 0.7 * frame.shape[1]
+
+
+def test_a_live_table_keeps_its_size_while_no_die_is_sure():
+    reader = DiceReader()
+    reader(_table_frames(56, 1)[0])
+    known = reader.factor
+    assert reader(np.full((1080, 1920, 3), 120, np.uint8)) == [] and reader.factor == known
