@@ -141,7 +141,7 @@ def _read(image: np.ndarray, profile: ColourProfile | None = None, factor: float
     # Colours are named in the frame as the camera saw it (the profile learned them so).
     names = _colour_names(shown if factor == 1.0 else _resized(shown, factor), faces, profile, gain)
     scale *= factor
-    return [_rescaled(_reading(face, name, sure_), scale) for face, (name, sure_) in zip(faces, names)], following
+    return [_rescaled(_reading(face, name, certain), scale) for face, (name, certain) in zip(faces, names)], following
 
 
 def lit(bgr: np.ndarray) -> tuple[np.ndarray, float]:
