@@ -119,6 +119,25 @@ def _read(image: np.ndarray, profile: ColourProfile | None = None, factor: float
             return [], factor  # a sliver: nothing die-shaped fits once the long side is brought down
     shown = bgr
     bgr, gain = lit(bgr)
+    frame, look, factor, following = _sized_look(bgr, factor, top)
+    faces, candidates, squares = _top_faces(frame, look)
+    if _JUDGE is not None:
+        faces = _judged_faces(frame, faces, candidates, squares)
+    if _VALUES is not None:
+        faces = _valued_faces(frame, faces, candidates)
+    if not faces:
+        return [], following
+    # Colours are named in the frame as the camera saw it (the profile learned them so).
+    names = _colour_names(shown if factor == 1.0 else _resized(shown, factor), faces, profile, gain)
+    scale *= factor
+    return [_rescaled(_reading(face, name, certain), scale) for face, (name, certain) in zip(faces, names)], following
+
+
+def _sized_look(bgr: np.ndarray, factor: float | None,
+                top: float | None) -> tuple[np.ndarray, _Look, float, float | None]:
+    """The frame resized to where its pips read best (from the known `factor` of its table unless
+    its sure faces overturn it, else found anew), its first look there, the factor used, and the
+    factor for the table's next frame (None while no sure face tells it)."""
     known = factor is not None
     factor = factor or 1.0
     frame = _resized(bgr, factor) if factor != 1.0 else bgr
@@ -129,19 +148,7 @@ def _read(image: np.ndarray, profile: ColourProfile | None = None, factor: float
         frame = _resized(bgr, factor)
         look = _first_look(frame)
     sure = _pip_evidence(frame, look)[0] >= SURE_EVIDENCE
-    faces, candidates, squares = _top_faces(frame, look)
-    if _JUDGE is not None:
-        faces = _judged_faces(frame, faces, candidates, squares)
-    if _VALUES is not None:
-        faces = _valued_faces(frame, faces, candidates)
-    # The next frame's size: this one's once sure faces told it, else what was known before.
-    following = factor if sure or known else None
-    if not faces:
-        return [], following
-    # Colours are named in the frame as the camera saw it (the profile learned them so).
-    names = _colour_names(shown if factor == 1.0 else _resized(shown, factor), faces, profile, gain)
-    scale *= factor
-    return [_rescaled(_reading(face, name, certain), scale) for face, (name, certain) in zip(faces, names)], following
+    return frame, look, factor, factor if sure or known else None
 
 
 def lit(bgr: np.ndarray) -> tuple[np.ndarray, float]:
@@ -149,7 +156,8 @@ def lit(bgr: np.ndarray) -> tuple[np.ndarray, float]:
     room, an underexposed photo: the pip finder's contrast threshold is in grey levels), and the
     gain; never so far that the sensor's noise grows into pip-sized specks."""
     brightest = cv2.max(cv2.max(bgr[::8, ::8, 0], bgr[::8, ::8, 1]), bgr[::8, ::8, 2]).ravel()
-    level = float(np.partition(brightest, int(0.99 * (len(brightest) - 1)))[int(0.99 * (len(brightest) - 1))])
+    rank = int(0.99 * (len(brightest) - 1))
+    level = float(np.partition(brightest, rank)[rank])
     if LIT_LEVEL / max(level, 1.0) < MIN_GAIN:
         return bgr, 1.0  # most frames: no need to measure the noise
     # Nothing may saturate: the colours found in the brightened frame are scaled back for naming.
@@ -270,8 +278,10 @@ def pip_scale(bgr: np.ndarray, look: _Look, probe: bool = True, top: float | Non
     evidence, radius = _pip_evidence(bgr, look)
     in_range = PIP_RANGE[0] <= radius <= PIP_RANGE[1]
     top = PIP_RANGE[1] if top is None else top
-    if (evidence >= SURE_EVIDENCE and PIP_RANGE[0] <= radius <= top) or (not probe and evidence < SURE_EVIDENCE):
-        return 1.0  # sure of the size; or a known size that a few faces (dice rolling) do not overturn
+    if evidence >= SURE_EVIDENCE and PIP_RANGE[0] <= radius <= top:
+        return 1.0  # sure of the size
+    if not probe and evidence < SURE_EVIDENCE:
+        return 1.0  # a known size, which a few faces (dice rolling) do not overturn
     level = 1.0
     while probe and min(bgr.shape[:2]) * level / 2.0 >= PROBE_SIDE:
         level /= 2.0

@@ -9,23 +9,11 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.vision.test_dice_scale import _right
 from vision import dice
 from vision.dice import lit, read_dice
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "dice"
-
-
-def _right(image: np.ndarray, entry: dict) -> int:
-    """How many labelled dice the reader has right in an image (centre in the box, value right)."""
-    readings = list(read_dice(image))
-    right = 0
-    for die in entry["dice"]:
-        x1, y1, x2, y2 = die["box"]
-        hit = next((r for r in readings if x1 <= r.x <= x2 and y1 <= r.y <= y2), None)
-        if hit is not None:
-            readings.remove(hit)
-            right += hit.value == die["value"]
-    return right
 
 
 def test_underexposed_photos_are_read_about_as_well_as_the_originals():
@@ -36,8 +24,8 @@ def test_underexposed_photos_are_read_about_as_well_as_the_originals():
     own = dark = 0
     for entry in entries:
         image = cv2.imread(str(folder / "images" / entry["image"]))
-        own += _right(image, entry)
-        dark += _right((image * 0.45).astype(np.uint8), entry)
+        own += _right(read_dice(image), entry, 1.0)
+        dark += _right(read_dice((image * 0.45).astype(np.uint8)), entry, 1.0)
     # Unbrightened, the pips' contrast fell under the pip finder's threshold: 10 points fewer right.
     assert dark >= own - 0.03 * sum(len(e["dice"]) for e in entries), (own, dark)
 
