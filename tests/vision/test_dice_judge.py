@@ -4,6 +4,7 @@ adds to the reader."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -168,8 +169,9 @@ class _FakeJudge:
     """A judge that knows where the dice are: sure of a die (and its value) within half a side of
     one, sure of none elsewhere; it points from a place to the nearest die's centre."""
 
-    def __init__(self, dice_: list[tuple[float, float, int]], sureness: float = 0.999) -> None:
+    def __init__(self, dice_: list[tuple[float, float, int]], sureness: float = 0.999, reach: float = 0.5) -> None:
         self.dice = np.array([(x, y) for x, y, _ in dice_], float)
+        self.reach = reach  # in sides: how far from a die the judge still sees it
         self.values = [v for _, _, v in dice_]
         self.sureness = sureness
         self.looks = 0
@@ -185,7 +187,7 @@ class _FakeJudge:
         for (x, y), side in zip(centres, sides):
             gaps = np.hypot(*(self.dice - (x, y)).T)
             k = int(gaps.argmin())
-            near = gaps[k] < 0.5 * side
+            near = gaps[k] < self.reach * side
             die.append(self.sureness if near else 0.01)
             row = np.full(6, (1 - self.sureness) / 5)
             row[self.values[k] - 1] = self.sureness
@@ -260,3 +262,58 @@ def test_an_unsure_face_where_the_judge_sees_no_die_is_dropped_and_a_sure_one_ke
     sure = _face(100, 250, 2, certainty=dice.SETTLED)
     faces = dice._judged_faces(image, [_face(100, 100, 3), key, sure], [], squares=[])
     assert sorted((f.centre, f.value) for f in faces) == [((100, 100), 3), ((100, 250), 2)]
+
+
+def _pips(rows: list[tuple[float, float, float, float, float]]):
+    """Pips from rows of (x, y, radius, contrast, roundness): dark pips on a light body."""
+    from vision.dice_pips import Pips
+
+    a = np.array(rows, np.float64).reshape(-1, 5)
+    n = len(a)
+    return Pips(a[:, :2], a[:, 2], np.zeros(n, np.intp), np.full((n, 3), 200.0), np.full((n, 3), 30.0),
+                a[:, 3], a[:, 4], np.zeros(n))
+
+
+def test_a_loose_pip_that_no_face_holds_is_judged_and_its_die_added(monkeypatch):
+    image = np.full((300, 400, 3), 90, np.uint8)
+    chosen = [replace(_face(100, 100, 3), radius=3.0), replace(_face(200, 100, 4), radius=3.0)]
+    # A one's pip the lone-pip rules doubted, a speck, a flat smear and a faint spot, all far from the faces.
+    pips = _pips([(300, 200, 4.0, 120, 0.9), (60, 250, 1.0, 120, 0.9), (200, 250, 3.0, 120, 0.3),
+                  (350, 60, 3.0, 20, 0.9)])
+    judge = _FakeJudge([(100, 100, 3), (200, 100, 4), (301, 201, 1), (60, 250, 2), (200, 250, 5), (350, 60, 6)])
+    monkeypatch.setattr(dice, "_JUDGE", judge)
+    faces = dice._judged_faces(image, chosen, [], squares=[], pips=pips)
+    found = sorted((round(f.centre[0]), round(f.centre[1]), f.value) for f in faces)
+    assert found == [(100, 100, 3), (200, 100, 4), (301, 201, 1)]
+    # Without the frame's pips, only the chosen faces are judged.
+    assert dice._judged_faces(image, chosen, [], squares=[]) == chosen
+
+
+def test_a_settled_face_keeps_its_value_when_a_look_beside_it_comes_to_rest_on_it(monkeypatch):
+    image = np.full((300, 400, 3), 90, np.uint8)
+    sure = replace(_face(100, 100, 5, certainty=dice.SETTLED), radius=3.0)
+    other = replace(_face(200, 100, 4), radius=3.0)
+    # A loose pip just beyond the settled face's reach: the judge's look there moves onto that die.
+    pips = _pips([(100, 118, 3.0, 120, 0.9)])
+    judge = _FakeJudge([(100, 100, 6), (200, 100, 4)], reach=0.7)
+    monkeypatch.setattr(dice, "_JUDGE", judge)
+    faces = dice._judged_faces(image, [sure, other], [], squares=[], pips=pips)
+    assert judge.looks >= 2  # the loose pip was judged
+    assert sorted((f.centre, f.value) for f in faces) == [((100, 100), 5), ((200, 100), 4)]
+
+
+def test_loose_pips_find_dice_on_photos_that_faces_and_bodies_miss(monkeypatch):
+    name = "nell-byler-1208"
+    truth = _truth(name)
+    monkeypatch.setattr(dice, "_VALUES", load_value_reader())
+    right = {}
+    shipped = dice.LOOSE_RADIUS
+    for loose in (False, True):
+        # No pip is nine times the faces' pip size: with that range, no pip is loose.
+        monkeypatch.setattr(dice, "LOOSE_RADIUS", shipped if loose else (9.0, 9.0))
+        right[loose] = 0
+        for entry in truth[60:100]:
+            readings = dice.read_dice(cv2.imread(str(DATA / name / "images" / entry["image"])))
+            right[loose] += sum(any(b[0] <= r.x <= b[2] and b[1] <= r.y <= b[3] and r.value == d["value"]
+                                    for r in readings) for b, d in ((d["box"], d) for d in entry["dice"]))
+    assert right[True] >= right[False] + 5
