@@ -20,9 +20,10 @@ How it reads (pip-first, so it works for any body colour with contrasting pips):
    two or three whose body shows more pips is raised (a six split into a three and a two);
 7. a small convolutional judge (vision/dice_judge.py, vision/models/dice_judge.onnx, run by OpenCV's
    dnn module) looks at a patch around each chosen face the scorer is not sure of and each other
-   proposed place (unchosen faces, die-sized bodies): it adds the dice it is sure of where no face
-   was chosen (clumps, faint pips, bodies like the table), and its value replaces a chosen face's
-   where it is sure of another. Without the model file the pip-first reading stands;
+   proposed place (unchosen faces, die-sized bodies, loose pips of a die's pip size that no chosen
+   face holds): it adds the dice it is sure of where no face was chosen (clumps, faint pips, ones
+   on swirled bodies, bodies like the table), and its value replaces an unsure chosen face's where
+   it is sure of another. Without the model file the pip-first reading stands;
 8. a close-up value reader (vision/dice_values.py, vision/models/dice_values.onnx) reads the value
    of every die the reader is not sure of (unsure faces, bodies, the judge's dice) from a patch
    just wider than the die: faint, small or red-on-dark pips that the pip stages miss or misplace.
