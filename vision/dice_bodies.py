@@ -57,11 +57,11 @@ Square = tuple[tuple[float, float], float, float]
 
 
 def find_bodies(bgr: np.ndarray, typical: float, taken: list[tuple[tuple[float, float], int]],
-                squares: list[Square] | None = None) -> tuple[list[Body], dict[int, int]]:
+                squares: list[Square] | None = None, missed: bool = True) -> tuple[list[Body], dict[int, int]]:
     """Die bodies of about `typical` side that the `taken` faces (centre, value) miss, each with the
-    value its pips show; and, by index into `taken`, a higher value that a taken face's body shows
-    (pip-first finding loses faint pips, so a six split into a three and a two reads as a three).
-    `squares` are the image's body squares when already found (body_squares)."""
+    value its pips show (none unless `missed`); and, by index into `taken`, a higher value that a
+    taken face's body shows (pip-first finding loses faint pips, so a six split into a three and a
+    two reads as a three). `squares` are the image's body squares when already found (body_squares)."""
     if typical < 12 or min(bgr.shape[:2]) < 3 * typical:
         return [], {}
     if squares is None:
@@ -73,7 +73,7 @@ def find_bodies(bgr: np.ndarray, typical: float, taken: list[tuple[tuple[float, 
     for ((cx, cy), side, angle), k in zip(squares, owners):
         if k >= 0 and not (UPGRADE and taken[k][1] in SHORT_VALUES):
             continue  # a one may be a big pip alone; a six holds every pip already
-        if k < 0 and (not _die_sized(side, sides, typical) or _clipped(bgr.shape, (cx, cy), side)):
+        if k < 0 and (not missed or not _die_sized(side, sides, typical) or _clipped(bgr.shape, (cx, cy), side)):
             continue
         body = _read_body(bgr, (cx, cy), side, angle)
         if body is None and k < 0 and REREAD_GROWN:

@@ -92,8 +92,10 @@ def test_the_reader_finds_a_die_with_faint_pips_by_its_body(monkeypatch):
             ((260, 260), 4, *faint, 20.0)]
     image = _table(dice)
     # The body stage's own reading: the value reader, which has the last word on a die found by its
-    # body, reads this drawn die (unlike the photos it learnt from) 5, unsure.
+    # body, reads this drawn die (unlike the photos it learnt from) 5, unsure; with the judge at
+    # hand, a body that holds no face is left to the judge (test_dice_judge.py).
     monkeypatch.setattr(vision.dice, "_VALUES", None)
+    monkeypatch.setattr(vision.dice, "_JUDGE", None)
     monkeypatch.setattr(vision.dice, "BODY_FIRST", False)
     without = vision.dice.read_dice(image)
     monkeypatch.setattr(vision.dice, "BODY_FIRST", True)
@@ -102,6 +104,16 @@ def test_the_reader_finds_a_die_with_faint_pips_by_its_body(monkeypatch):
     faint_die = [d for d in with_bodies if abs(d.x - 260) < 15 and abs(d.y - 260) < 15]
     assert [d.value for d in faint_die] == [4]
     assert sorted(d.value for d in with_bodies) == [3, 4, 4, 5, 6]
+
+
+def test_bodies_no_face_holds_are_left_unread_when_asked_but_read_faces_are_still_raised():
+    dice = [((100, 100), 6, *COLOURS[1]), ((250, 100), 5, *COLOURS[1])]
+    image = _table(dice)
+    # The six at (100, 100) was read as a three; the five at (250, 100) not at all.
+    found, upgrades = find_bodies(image, TYPICAL, [((100.0, 100.0), 3)], missed=False)
+    assert found == [] and upgrades == {0: 6}
+    found, _ = find_bodies(image, TYPICAL, [((100.0, 100.0), 3)])
+    assert [(round(b.centre[0] / 10), b.value) for b in found] == [(25, 5)]
 
 
 def test_die_colours_takes_the_table_colour_from_the_mat_not_the_neighbouring_dice():
