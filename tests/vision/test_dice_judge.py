@@ -294,12 +294,24 @@ def test_a_settled_face_keeps_its_value_when_a_look_beside_it_comes_to_rest_on_i
     sure = replace(_face(100, 100, 5, certainty=dice.SETTLED), radius=3.0)
     other = replace(_face(200, 100, 4), radius=3.0)
     # A loose pip just beyond the settled face's reach: the judge's look there moves onto that die.
-    pips = _pips([(100, 118, 3.0, 120, 0.9)])
-    judge = _FakeJudge([(100, 100, 6), (200, 100, 4)], reach=0.7)
+    pips = _pips([(100, 121, 3.0, 120, 0.9)])
+    judge = _FakeJudge([(100, 100, 6), (200, 100, 4)], reach=0.8)
     monkeypatch.setattr(dice, "_JUDGE", judge)
     faces = dice._judged_faces(image, [sure, other], [], squares=[], pips=pips)
     assert judge.looks >= 2  # the loose pip was judged
     assert sorted((f.centre, f.value) for f in faces) == [((100, 100), 5), ((200, 100), 4)]
+
+
+def test_a_pip_within_a_face_side_of_a_chosen_face_is_no_loose_pip(monkeypatch):
+    image = np.full((300, 400, 3), 90, np.uint8)
+    chosen = [replace(_face(100, 100, 3, certainty=dice.SETTLED), radius=3.0),
+              replace(_face(200, 100, 4, certainty=dice.SETTLED), radius=3.0)]
+    # A pip on the first die's side face (0.85 of a face side from its centre), and one well beyond.
+    pips = _pips([(100, 117, 3.0, 120, 0.9), (300, 200, 3.0, 120, 0.9)])
+    judge = _FakeJudge([(100, 100, 3), (200, 100, 4)])
+    monkeypatch.setattr(dice, "_JUDGE", judge)
+    dice._judged_faces(image, chosen, [], squares=[], pips=pips)
+    assert judge.looks == 1  # the pip beyond every face only
 
 
 def test_loose_pips_find_dice_on_photos_that_faces_and_bodies_miss(monkeypatch):
