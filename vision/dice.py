@@ -15,9 +15,10 @@ How it reads (pip-first, so it works for any body colour with contrasting pips):
    candidate face (side faces seen at an angle, clutter, mixed-up groups score low); the best
    candidates win over the ones they overlap. Without the model file, hand-made rules decide;
 6. body-first (vision/dice_bodies.py): die bodies that differ from the table's local colour and are
-   about the size of the faces read so far, but hold no chosen face, are read on their own (pips
-   of whichever colour separate best from that body, fitted to a real layout); a face read as a
-   two or three whose body shows more pips is raised (a six split into a three and a two);
+   about the size of the faces read so far, but hold no chosen face, are places for the judge
+   (without its model file they are read on their own: pips of whichever colour separate best from
+   that body, fitted to a real layout); a face read as a two or three whose body shows more pips
+   is raised (a six split into a three and a two);
 7. a small convolutional judge (vision/dice_judge.py, vision/models/dice_judge.onnx, run by OpenCV's
    dnn module) looks at a patch around each chosen face the scorer is not sure of and each other
    proposed place (unchosen faces, die-sized bodies, loose pips of a die's pip size that no chosen
@@ -375,8 +376,8 @@ def _body_faces(bgr: np.ndarray, chosen: list["_Face"]) -> tuple[list["_Face"], 
     squares = body_squares(bgr, typical)
     # With the judge at hand, a body that holds no chosen face is left to it: it tells a die from
     # a blob better than the body's own pips do (held out, two-fold: nell-byler 94.5 -> 95.0 % end
-    # to end, with the face scorer held out too 93.8 -> 94.5 %), and reading bodies cost ~4 ms of
-    # a 640x640 photo's 14.
+    # to end, with the face scorer held out too 93.8 -> 94.5 %), and faster (nell-byler's median
+    # 15.2 -> 12.6 ms a photo, one core).
     bodies, more = find_bodies(bgr, typical, [(f.centre, f.value) for f in chosen], squares, missed=_JUDGE is None)
     out = [replace(f, value=more[k]) if k in more else f for k, f in enumerate(chosen)]
     for body in bodies:
