@@ -31,12 +31,34 @@ class ValueReader(OnnxNet):
         super().__init__(path)
 
     def read(self, bgr: np.ndarray, centres: np.ndarray, sides: np.ndarray | float) -> np.ndarray:
-        """The chance of each value 1-6 (n x 6) for dice about `sides` wide at `centres` of a BGR image."""
+        """The chance of each value 1-6 (n x 6) for dice about `sides` wide at `centres` of a BGR
+        image; a die read less than RECHECK_BELOW sure is also read a little off its centre, each
+        way, and the five readings averaged."""
         if len(centres) == 0:
             return np.zeros((0, 6))
+        centres = np.asarray(centres, np.float64)
+        sides = np.broadcast_to(np.asarray(sides, np.float64), (len(centres),))
+        chances = self._chances(bgr, centres, sides)
+        # The reader's centres are off by up to a tenth of a side (the network learnt that spread):
+        # where one look is unsure, looks beside it say more. Held out (two-fold), nell-byler 95.0
+        # -> 95.9 % end to end; matteop65 and the simulator unchanged; ~0.3 ms a 640x640 photo.
+        unsure = np.flatnonzero(chances.max(axis=1) < RECHECK_BELOW)
+        if len(unsure):
+            shifted = (centres[unsure][None] + _SHIFTS[:, None, :] * sides[unsure][None, :, None]).reshape(-1, 2)
+            more = self._chances(bgr, shifted, np.tile(sides[unsure], len(_SHIFTS))).reshape(len(_SHIFTS), -1, 6)
+            chances[unsure] = (chances[unsure] + more.sum(axis=0)) / (1 + len(_SHIFTS))
+        return chances
+
+    def _chances(self, bgr: np.ndarray, centres: np.ndarray, sides: np.ndarray) -> np.ndarray:
+        """The network's chances of each value (n x 6) at these centres, one look each."""
         logits = self.forward(patches(bgr, centres, sides, PATCH, CONTEXT))
         chances = np.exp(logits - logits.max(axis=1, keepdims=True))
         return chances / chances.sum(axis=1, keepdims=True)
+
+
+# A die read less sure than this is read again at four centres a tenth of its side away.
+RECHECK_BELOW = 0.7
+_SHIFTS = np.array([(0.1, 0.0), (-0.1, 0.0), (0.0, 0.1), (0.0, -0.1)])
 
 
 def load_value_reader(path: Path = MODEL_PATH) -> ValueReader | None:

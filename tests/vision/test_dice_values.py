@@ -33,6 +33,31 @@ def test_a_value_patch_holds_the_die_and_a_little_table():
     assert patch[0, 0, 0] < 0 < patch[0, PATCH // 2, PATCH // 2]
 
 
+def test_an_unsure_die_is_read_again_beside_its_centre_and_a_sure_one_is_not(monkeypatch):
+    reader = ValueReader()
+    looks = []
+
+    def chances(bgr, centres, sides):
+        """Unsure of a two at (100, 100) exactly, sure of a five beside it; sure of a six at (300, 100)."""
+        looks.append(len(centres))
+        out = np.zeros((len(centres), 6))
+        for k, (x, y) in enumerate(centres):
+            if x > 200:
+                out[k, 5] = 1.0
+            elif (x, y) == (100.0, 100.0):
+                out[k, [1, 4]] = (0.4, 0.35)
+            else:
+                out[k, [1, 4]] = (0.1, 0.9)
+        out[:, 0] += 1.0 - out.sum(axis=1)
+        return out
+
+    monkeypatch.setattr(reader, "_chances", chances)
+    read = reader.read(np.zeros((200, 400, 3), np.uint8), np.array([[100.0, 100.0], [300.0, 100.0]]), 40.0)
+    assert read.argmax(axis=1).tolist() == [4, 5]
+    assert looks == [2, 4]  # both dice once, then the unsure one at four places beside its centre
+    assert read[0].sum() == pytest.approx(1.0)
+
+
 def test_no_dice_no_values():
     reader = ValueReader()
     assert reader.read(np.zeros((40, 40, 3), np.uint8), np.zeros((0, 2)), 10.0).shape == (0, 6)
