@@ -602,7 +602,7 @@ def _judged_faces(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Fac
     new = [k for k in np.argsort(-verdict.die).tolist() if verdict.die[k] >= needed[k]]
     if _VALUES is None:
         new = [k for k in new if verdict.values[k].max() >= NEW_VALUE]  # the judge's value must be sure
-    added = _spaced(new, centres, sides, [np.array(f.centre) for f in kept])
+    added = _spaced(new, centres, sides, [(np.array(f.centre), _own_side(f)) for f in kept])
     # The value reader reads a die closer and better than the judge (held out, nell: 92.6 % of dice
     # at their labelled centres against 84.2 %): its best value is taken, however sure, so it reads
     # only the dice that are added.
@@ -627,15 +627,24 @@ def _on_bodies(places: np.ndarray, squares: list[Square], die_side: float) -> np
 BODY_REACH = 0.25
 
 
-def _spaced(order: list[int], centres: np.ndarray, sides: np.ndarray, taken: list[np.ndarray]) -> list[int]:
-    """The places in `order`, each dropped when it lies within DIE_SPACING of its side of a taken
-    centre or of a place kept before it."""
+def _spaced(order: list[int], centres: np.ndarray, sides: np.ndarray,
+            taken: list[tuple[np.ndarray, float]]) -> list[int]:
+    """The places in `order`, each dropped when it lies within DIE_SPACING of its side (or of the
+    taken die's side, when bigger) of a taken die (centre, side), or of a place kept before it."""
     kept: list[int] = []
     for k in order:
-        if not any(np.hypot(*(centres[k] - centre)) < DIE_SPACING * sides[k]
-                   for centre in taken + [centres[j] for j in kept]):
+        if not any(np.hypot(*(centres[k] - centre)) < DIE_SPACING * max(sides[k], side)
+                   for centre, side in taken + [(centres[j], 0.0) for j in kept]):
             kept.append(k)
     return kept
+
+
+def _own_side(face: "_Face") -> float:
+    """The side of a chosen face's die as its fitted pips tell it (0 when they do not: a one, a body).
+    A die nearer the camera than the others is bigger: a place on its edge is no second die (held
+    out, nell-byler's false dice 9 -> 7: four of the nine were a second die on a big one, and five
+    are real dice its labels leave out)."""
+    return DIE_PER_FACE * face.size if face.pips and face.value > 1 else 0.0
 
 
 def _second_look(bgr: np.ndarray, centres: np.ndarray, sides: np.ndarray, first: Verdicts,

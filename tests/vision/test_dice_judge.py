@@ -343,3 +343,15 @@ def test_a_die_sized_body_is_a_die_on_less_of_the_judges_word_than_a_place_witho
     monkeypatch.setattr(dice, "_JUDGE", judge)
     faces = dice._judged_faces(image, chosen, unchosen, squares=squares)
     assert sorted((round(f.centre[0]), round(f.centre[1])) for f in faces) == [(100, 100), (200, 100), (300, 200)]
+
+
+def test_no_second_die_is_added_on_the_edge_of_a_die_bigger_than_the_others(monkeypatch):
+    image = np.full((300, 400, 3), 90, np.uint8)
+    big = _face(100, 100, 5, size=40.0)  # a die nearer the camera: 40 px face, 56 px die
+    chosen = [big, _face(250, 100, 3), _face(250, 200, 4), _face(330, 150, 2)]  # typical face: 20 px
+    edge = _face(100, 127, 2)  # a fit on the big die's edge: 27 px from its centre
+    judge = _FakeJudge([(100, 100, 5), (250, 100, 3), (250, 200, 4), (330, 150, 2), (100, 127, 2)])
+    monkeypatch.setattr(dice, "_JUDGE", judge)
+    faces = dice._judged_faces(image, chosen, [edge], squares=[])
+    assert sorted((round(f.centre[0]), round(f.centre[1])) for f in faces) == [(100, 100), (250, 100), (250, 200),
+                                                                              (330, 150)]
