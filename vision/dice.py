@@ -640,11 +640,12 @@ def _spaced(order: list[int], centres: np.ndarray, sides: np.ndarray,
 
 
 def _own_side(face: "_Face") -> float:
-    """The side of a chosen face's die as its fitted pips tell it (0 when they do not: a one, a body).
-    A die nearer the camera than the others is bigger: a place on its edge is no second die (held
-    out, nell-byler's false dice 9 -> 7: four of the nine were a second die on a big one, and five
-    are real dice its labels leave out)."""
-    return DIE_PER_FACE * face.size if face.pips and face.value > 1 else 0.0
+    """The side of a chosen face's die as its fitted pips tell it, where the face scorer is sure of
+    them (else 0: a one, a body, an unsure fit, whose size says little). A die nearer the camera
+    than the others is bigger: a place on its edge is no second die (held out, nell-byler's false
+    dice 9 -> 7: four of the nine were a second die on a big one, and five are real dice its labels
+    leave out; unsure fits counted too, its photos at half size lost 16 of 1063 dice)."""
+    return DIE_PER_FACE * face.size if face.pips and face.value > 1 and face.certainty >= SETTLED else 0.0
 
 
 def _second_look(bgr: np.ndarray, centres: np.ndarray, sides: np.ndarray, first: Verdicts,
