@@ -277,10 +277,12 @@ def _pips(rows: list[tuple[float, float, float, float, float]]):
 def test_a_loose_pip_that_no_face_holds_is_judged_and_its_die_added(monkeypatch):
     image = np.full((300, 400, 3), 90, np.uint8)
     chosen = [replace(_face(100, 100, 3), radius=3.0), replace(_face(200, 100, 4), radius=3.0)]
-    # A one's pip the lone-pip rules doubted, a speck, a flat smear and a faint spot, all far from the faces.
+    # A one's pip the lone-pip rules doubted, a speck, a flat smear, a faint spot and a blob twice the
+    # faces' pip size (a pip of a die far bigger than the others), all far from the faces.
     pips = _pips([(300, 200, 4.0, 120, 0.9), (60, 250, 1.0, 120, 0.9), (200, 250, 3.0, 120, 0.3),
-                  (350, 60, 3.0, 20, 0.9)])
-    judge = _FakeJudge([(100, 100, 3), (200, 100, 4), (301, 201, 1), (60, 250, 2), (200, 250, 5), (350, 60, 6)])
+                  (350, 60, 3.0, 20, 0.9), (360, 260, 6.0, 120, 0.9)])
+    judge = _FakeJudge([(100, 100, 3), (200, 100, 4), (301, 201, 1), (60, 250, 2), (200, 250, 5), (350, 60, 6),
+                        (360, 260, 1)])
     monkeypatch.setattr(dice, "_JUDGE", judge)
     faces = dice._judged_faces(image, chosen, [], squares=[], pips=pips)
     found = sorted((round(f.centre[0]), round(f.centre[1]), f.value) for f in faces)
