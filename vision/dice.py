@@ -129,8 +129,10 @@ def _read(image: np.ndarray, profile: ColourProfile | None = None, factor: float
         faces = _valued_faces(frame, faces, candidates)
     if not faces:
         return [], following
-    # Colours are named in the frame as the camera saw it (the profile learned them so).
-    names = _colour_names(shown if factor == 1.0 else _resized(shown, factor), faces, profile, gain)
+    # Colours are named in the frame as the camera saw it (the profile learned them so); unless it
+    # was brightened, that is the frame read (a live table's shrunk frame is not resized twice).
+    seen = frame if gain == 1.0 else shown if factor == 1.0 else _resized(shown, factor)
+    names = _colour_names(seen, faces, profile, gain)
     scale *= factor
     return [_rescaled(_reading(face, name, certain), scale) for face, (name, certain) in zip(faces, names)], following
 
@@ -514,8 +516,7 @@ def _loose_pips(chosen: list["_Face"], pips: Pips | None) -> list[tuple[float, f
     centres = np.array([f.centre for f in chosen], np.float64)
     sizes = np.array([f.size for f in chosen], np.float64)
     # Within a face side of a chosen face's centre lie its own pips and its die's side faces' pips.
-    gaps = np.hypot(xy[:, None, 0] - centres[None, :, 0], xy[:, None, 1] - centres[None, :, 1])
-    beyond = (gaps >= LOOSE_CLEAR * sizes[None, :]).all(axis=1)
+    beyond = (_gaps(xy, centres) >= LOOSE_CLEAR * sizes[None, :]).all(axis=1)
     return [(float(x), float(y)) for x, y in xy[beyond]]
 
 
@@ -572,7 +573,7 @@ VALUE_SURE = 0.7
 
 def _spread_out(points: np.ndarray, reach: np.ndarray) -> np.ndarray:
     """Indices of the points in order, each dropped when it lies within the reach of one kept before it."""
-    gaps = np.hypot(points[:, None, 0] - points[None, :, 0], points[:, None, 1] - points[None, :, 1])
+    gaps = _gaps(points, points)
     dropped = np.zeros(len(points), bool)
     kept = []
     for k in range(len(points)):
@@ -620,8 +621,7 @@ def _on_bodies(places: np.ndarray, squares: list[Square], die_side: float) -> np
     if not len(squares) or not len(places):
         return np.zeros(len(places), bool)
     centres = np.array([centre for centre, _, _ in squares], np.float64)
-    gaps = np.hypot(places[:, None, 0] - centres[None, :, 0], places[:, None, 1] - centres[None, :, 1])
-    return gaps.min(axis=1) < BODY_REACH * die_side
+    return _gaps(places, centres).min(axis=1) < BODY_REACH * die_side
 
 
 # A place this near a body square's centre (in die sides; a place near one may have been judged in
@@ -979,7 +979,7 @@ def face_features(bgr: np.ndarray, pips: Pips, faces: list[_Face]) -> np.ndarray
     bodies = np.array([f.body for f in faces])
     # Brightness is left out on purpose: a gray die beside a white one must not look like a side face.
     saturation = (bodies.max(axis=1) - bodies.min(axis=1)) / np.maximum(bodies.max(axis=1), 1.0)
-    distance = np.hypot(centres[:, None, 0] - centres[None, :, 0], centres[:, None, 1] - centres[None, :, 1])
+    distance = _gaps(centres, centres)
     np.fill_diagonal(distance, np.inf)
     near = distance < 1.4 * typical
     neighbour_round = np.where(near, roundness[None, :], -1.0).max(axis=1)
@@ -1047,6 +1047,11 @@ def _clash_reach(face: _Face, other: _Face, typical: float) -> float:
     if face.value > 1 and face.size < SMALL_FACE * typical and other.size > face.size:
         return SIDE_REACH * typical
     return CLASH_REACH * typical
+
+
+def _gaps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The distances (n x m) from each of n points (n x 2) to each of m points (m x 2)."""
+    return np.hypot(a[:, None, 0] - b[None, :, 0], a[:, None, 1] - b[None, :, 1])
 
 
 def _middle(values: list[float]) -> float:

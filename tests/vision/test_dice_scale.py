@@ -145,16 +145,20 @@ def test_a_live_table_whose_pips_the_finder_still_reads_is_read_once_a_frame(mon
 
 def test_a_live_table_of_big_pips_is_read_once_a_frame_shrunk(monkeypatch):
     frames = _table_frames(80)
-    looks = []
-    real_look = dice._first_look
+    looks, resizes = [], []
+    real_look, real_resized = dice._first_look, dice._resized
     monkeypatch.setattr(dice, "_first_look", lambda bgr: looks.append(bgr.shape) or real_look(bgr))
+    monkeypatch.setattr(dice, "_resized", lambda bgr, factor: resizes.append(factor) or real_resized(bgr, factor))
     reader = DiceReader()
     reader(frames[0])
     assert reader.factor is not None and reader.factor < 0.7
     for frame in frames[1:]:
         looks.clear()
+        resizes.clear()
         assert len(reader(frame)) >= 10
         assert len(looks) == 1 and looks[0][1] < 0.7 * frame.shape[1]
+        # Shrinking a full-HD frame costs ~11 ms: the frame read is also the one its colours are named in.
+        assert len(resizes) == 1
 
 
 def test_a_live_table_keeps_its_size_while_no_die_is_sure():
