@@ -65,7 +65,8 @@ def test_photos_at_the_sizes_the_reader_reads_best_are_not_resized():
         assert pip_scale(image, dice._first_look(image)) == 1.0
 
 
-@pytest.mark.parametrize("image", ["IMG_20191208_112556.jpg", "IMG_20191208_112648.jpg", "IMG_20191208_112143.jpg"])
+@pytest.mark.parametrize("image", ["IMG_20191208_112556.jpg", "IMG_20191208_112648.jpg", "IMG_20191208_112143.jpg",
+                                   "IMG_20191208_112857.jpg"])
 def test_dark_dice_on_a_light_mat_do_not_pass_for_the_big_pips_of_a_one_or_a_two(image):
     # Looked at in quarter size, a dark die on the white mat is a round spot on a plain face: the
     # reader once took these photos for close-ups and shrank their dice to a few pixels.
