@@ -540,8 +540,10 @@ SIZE_RANGE = (0.7, 1.45)
 
 
 def _typical_face(chosen: list["_Face"], candidates: list["_Face"]) -> float:
-    """The median side of the faces of two or more pips (chosen ones, else candidates), 0 with none."""
-    measured = [f.size for f in chosen if f.value > 1] or [f.size for f in candidates if f.value > 1]
+    """The median side of the faces of two or more pips (chosen ones, else candidates), else of the
+    chosen ones (whose size their pip guesses), 0 with none."""
+    measured = ([f.size for f in chosen if f.value > 1] or [f.size for f in candidates if f.value > 1]
+                or [f.size for f in chosen])
     return _middle(measured) if measured else 0.0
 
 
@@ -587,7 +589,10 @@ def _judged_faces(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Fac
                   squares: list[Square], pips: Pips | None = None) -> list["_Face"]:
     """The pip-first reader's faces that the judge does not reject, and the dice the judge is sure
     of where the pip-first reader chose nothing (looked for also at the frame's loose `pips`)."""
-    places, sides, typical = judge_proposals(chosen, candidates, squares, settled=SETTLED, pips=pips)
+    # Where no layout of two or more pips tells the dice's size, a one is no surer than the spot it
+    # is: every one is judged (beads on a wooden table, seen as ones, stood on the scorer's word).
+    settled = SETTLED if any(f.value > 1 for f in chosen + candidates) else np.inf
+    places, sides, typical = judge_proposals(chosen, candidates, squares, settled=settled, pips=pips)
     if not len(places):
         return chosen
     first = _JUDGE.judge(bgr, places, sides)
@@ -598,8 +603,8 @@ def _judged_faces(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Fac
     centres = centres + verdict.offsets * sides[:, None]
     # Settled faces keep their value too: the judge's look at a place beside one (a loose pip of the
     # next die) may come to rest on it and read it less well than its fitted pips did.
-    kept = [f if f.certainty >= SETTLED else _revalued(f, centres, sides, verdict) for f in chosen
-            if f.certainty >= SETTLED or _die_chance(f, places, first.die, centres, verdict.die, typical) >= VETO]
+    kept = [f if f.certainty >= settled else _revalued(f, centres, sides, verdict) for f in chosen
+            if f.certainty >= settled or _die_chance(f, places, first.die, centres, verdict.die, typical) >= VETO]
     # A place on a die-sized body is a die on less of the judge's word than a place with pips alone.
     needed = np.where(_on_bodies(places[likely], squares, typical), NEW_BODY, NEW_DIE)
     new = [k for k in np.argsort(-verdict.die).tolist() if verdict.die[k] >= needed[k]]
