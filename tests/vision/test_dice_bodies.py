@@ -71,6 +71,8 @@ def test_a_die_already_read_is_not_read_again_and_a_short_read_is_raised():
     found, upgrades = find_bodies(image, TYPICAL, [((100.0, 100.0), 3), ((250.0, 100.0), 4)])
     assert found == []
     assert upgrades == {0: 6}
+    # A settled face (the face scorer all but certain of it) keeps its value: its body is not read.
+    assert find_bodies(image, TYPICAL, [((100.0, 100.0), 3), ((250.0, 100.0), 4)], settled=frozenset({0})) == ([], {})
 
 
 def test_touching_dice_are_split():
