@@ -65,6 +65,15 @@ def test_standardised_patch_has_zero_mean():
     assert abs(float(out.mean())) < 1e-4
 
 
+def test_a_stack_of_patches_is_standardised_patch_by_patch():
+    rng = np.random.default_rng(2)
+    stack = np.stack([rng.integers(0, 60, (PATCH, PATCH, 3)), rng.integers(100, 255, (PATCH, PATCH, 3))]).astype(np.uint8)
+    out = standardised(stack)
+    assert out.shape == (2, 3, PATCH, PATCH)
+    np.testing.assert_allclose(out, np.stack([standardised(p) for p in stack]), atol=1e-6)
+    assert np.abs(out.mean(axis=(1, 2, 3))).max() < 1e-4  # each on its own, not over the stack
+
+
 @pytest.mark.parametrize("load", [load_judge, load_value_reader], ids=["judge", "value reader"])
 def test_a_missing_or_broken_model_file_leaves_the_reader_on_its_own(tmp_path, load):
     assert load(tmp_path / "absent.onnx") is None
