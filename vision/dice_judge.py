@@ -70,7 +70,9 @@ def cut_patch(bgr: np.ndarray, centre: np.ndarray, scale: float, turn: float = 0
 def standardised(patch: np.ndarray) -> np.ndarray:
     """A BGR uint8 patch (h, w, 3) as (3, h, w) float32 with zero mean and unit spread over all its
     values; a stack of patches (n, h, w, 3) as (n, 3, h, w), each patch on its own."""
-    values = patch.astype(np.float32)
+    # A C-ordered copy, so that `flat` is a view of it (a channel-shuffled training patch is not
+    # C-ordered, and reshaping it would standardise a copy and leave `values` raw).
+    values = np.array(patch, np.float32, order="C")
     flat = values.reshape(len(values) if values.ndim == 4 else 1, -1)
     flat -= flat.mean(axis=1, keepdims=True)
     flat /= flat.std(axis=1, keepdims=True) + 8.0

@@ -74,6 +74,16 @@ def test_a_stack_of_patches_is_standardised_patch_by_patch():
     assert np.abs(out.mean(axis=(1, 2, 3))).max() < 1e-4  # each on its own, not over the stack
 
 
+def test_a_patch_of_any_memory_layout_is_standardised():
+    # Training shuffles a patch's channels (a view in another order): a reshaped copy was once
+    # standardised in its stead and the patch left raw, 0-255.
+    patch = np.random.default_rng(4).integers(0, 255, (PATCH, PATCH, 3), dtype=np.uint8)
+    shuffled = np.asfortranarray(patch)[:, :, [2, 0, 1]]
+    out = standardised(shuffled)
+    np.testing.assert_allclose(out, standardised(np.ascontiguousarray(shuffled)), atol=1e-6)
+    assert abs(float(out.mean())) < 1e-4 and float(np.abs(out).max()) < 10
+
+
 @pytest.mark.parametrize("load", [load_judge, load_value_reader], ids=["judge", "value reader"])
 def test_a_missing_or_broken_model_file_leaves_the_reader_on_its_own(tmp_path, load):
     assert load(tmp_path / "absent.onnx") is None
