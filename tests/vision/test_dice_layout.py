@@ -136,3 +136,44 @@ def test_pip_groups_are_the_connected_components(graph):
     a = np.array([x for x, _ in edges], np.intp)
     b = np.array([y for _, y in edges], np.intp)
     assert [g.tolist() for g in _components(n, a, b)] == _components_by_search(n, a.tolist(), b.tolist())
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 40), st.integers(0, 10_000))
+def test_near_pairs_are_every_pair_within_reach(n, seed):
+    from vision.dice import _near_pairs
+
+    rng = np.random.default_rng(seed)
+    x = np.round(rng.uniform(0, 200, n), 1).astype(np.float32)  # rounded: ties in x happen
+    reach = rng.uniform(0, 60, n).astype(np.float32)
+    i, j = _near_pairs(x, reach)
+    # Each pair once, first index below the second; the pair is near from the one earlier in x.
+    found = sorted(zip(i.tolist(), j.tolist()))
+    assert all(a < b for a, b in found) and len(set(found)) == len(found)
+    order = np.argsort(x, kind="stable")
+    rank = np.empty(n, int)
+    rank[order] = np.arange(n)
+    expected = sorted((min(a, b), max(a, b)) for a in range(n) for b in range(n)
+                      if rank[a] < rank[b] and x[b] < x[a] + reach[a])
+    assert found == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 60), st.integers(0, 10_000))
+def test_candidate_pairs_are_those_of_the_whole_pair_table(n, seed):
+    from vision.dice import _candidate_pairs
+    from vision.dice_pips import Pips
+
+    rng = np.random.default_rng(seed)
+    xy = rng.uniform(0, 150, (n, 2)).astype(np.float32)
+    r = rng.uniform(1.0, 6.0, n).astype(np.float32)
+    pips = Pips(xy=xy, radius=r, polarity=rng.integers(0, 2, n).astype(np.int8), body=np.zeros((n, 3), np.float32),
+                colour=np.zeros((n, 3), np.float32), contrast=np.ones(n, np.float32),
+                roundness=np.ones(n, np.float32), spread=np.zeros(n, np.float32))
+    d = np.linalg.norm(xy[:, None, :] - xy[None, :, :], axis=2)
+    rmean = (r[:, None] + r[None, :]) / 2
+    ratio = np.maximum(r[:, None], r[None, :]) / np.minimum(r[:, None], r[None, :])
+    same = pips.polarity[:, None] == pips.polarity[None, :]
+    table = np.nonzero(np.triu(same & (d < 12.0 * rmean) & (ratio < 1.8) & (d > 2.0 * rmean), 1))
+    i, j = _candidate_pairs(pips)
+    assert i.tolist() == table[0].tolist() and j.tolist() == table[1].tolist()
