@@ -482,10 +482,11 @@ DIE_SPACING = 0.6
 
 
 def judge_proposals(chosen: list["_Face"], candidates: list["_Face"], squares: list[Square],
-                    settled: float = 2.0, pips: Pips | None = None) -> tuple[np.ndarray, np.ndarray, float]:
+                    settled: float | np.ndarray = 2.0, pips: Pips | None = None) -> tuple[np.ndarray, np.ndarray, float]:
     """The places worth judging (n x 2, at least PROPOSAL_SPACING typical face sizes apart), the
     die side expected at each, and the typical die side; no places when no face tells the size.
-    Chosen faces at least `settled` sure are not judged (but still keep other places off them).
+    Chosen faces at least `settled` sure (or those `settled` marks, one flag a face) are not judged
+    (but still keep other places off them).
     With the frame's `pips`, the pips of a die's size that no chosen face holds are places too."""
     typical = _typical_face(chosen, candidates)
     if not typical:
@@ -503,7 +504,8 @@ def judge_proposals(chosen: list["_Face"], candidates: list["_Face"], squares: l
     reach = np.full(len(places), PROPOSAL_SPACING * typical)
     reach[:len(chosen)] = CHOSEN_REACH * typical
     keep = _spread_out(np.array(places, np.float64).reshape(-1, 2), reach)
-    keep = keep[[k >= len(chosen) or chosen[k].certainty < settled for k in keep]]
+    sure = settled if isinstance(settled, np.ndarray) else [f.certainty >= settled for f in chosen]
+    keep = keep[[k >= len(chosen) or not sure[k] for k in keep]]
     sides = DIE_PER_FACE * np.clip(np.array(sizes)[keep], SIZE_RANGE[0] * typical, SIZE_RANGE[1] * typical)
     return np.array(places, np.float64).reshape(-1, 2)[keep], sides, DIE_PER_FACE * typical
 
@@ -595,9 +597,7 @@ def _judged_faces(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Fac
                   squares: list[Square], pips: Pips | None = None) -> list["_Face"]:
     """The pip-first reader's faces that the judge does not reject, and the dice the judge is sure
     of where the pip-first reader chose nothing (looked for also at the frame's loose `pips`)."""
-    # Where no layout of two or more pips tells the dice's size, a one is no surer than the spot it
-    # is: every one is judged (beads on a wooden table, seen as ones, stood on the scorer's word).
-    settled = SETTLED if any(f.value > 1 for f in chosen + candidates) else np.inf
+    settled = _settled(chosen, candidates)
     places, sides, typical = judge_proposals(chosen, candidates, squares, settled=settled, pips=pips)
     if not len(places):
         return chosen
@@ -609,8 +609,8 @@ def _judged_faces(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Fac
     centres = centres + verdict.offsets * sides[:, None]
     # Settled faces keep their value too: the judge's look at a place beside one (a loose pip of the
     # next die) may come to rest on it and read it less well than its fitted pips did.
-    kept = [f if f.certainty >= settled else _revalued(f, centres, sides, verdict) for f in chosen
-            if f.certainty >= settled or _die_chance(f, places, first.die, centres, verdict.die, typical) >= VETO]
+    kept = [f if sure else _revalued(f, centres, sides, verdict) for f, sure in zip(chosen, settled)
+            if sure or _die_chance(f, places, first.die, centres, verdict.die, typical) >= VETO]
     # A place on a die-sized body is a die on less of the judge's word than a place with pips alone.
     needed = np.where(_on_bodies(places[likely], squares, typical), NEW_BODY, NEW_DIE)
     new = [k for k in np.argsort(-verdict.die).tolist() if verdict.die[k] >= needed[k]]
@@ -625,6 +625,25 @@ def _judged_faces(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Fac
         sure = float(verdict.die[k] * chance.max())
         kept.append(_judged_face(bgr, centres[k], int(chance.argmax()) + 1, sure, sides[k], _VALUES is not None))
     return kept
+
+
+def _settled(chosen: list["_Face"], candidates: list["_Face"]) -> np.ndarray:
+    """Which chosen faces the judge leaves as they are: those the face scorer is SETTLED sure of,
+    but no one that is no surer than the round spot it is: where no layout of two or more pips
+    tells the dice's size, or whose pip is far bigger than the sure faces' pips (a bead)."""
+    if not any(f.value > 1 for f in chosen + candidates):
+        # Beads on a wooden table, seen as ones, stood on the scorer's word: clutter-only simulator
+        # frames (40 of them), 22 false dice -> 0; the photo sets read the same.
+        return np.zeros(len(chosen), bool)
+    sized = [f.radius for f in chosen if f.value > 1 and f.pips and f.certainty >= SETTLED]
+    # A one's pip is a third or so bigger than the others; a bead among dice is twice as big or more
+    # (simulator frames of 10 dice and 8 things: 10 beads read as ones -> 1; the sets read the same).
+    biggest = BIG_ONE * _middle(sized) if sized else np.inf
+    return np.array([f.certainty >= SETTLED and not (f.value == 1 and f.radius > biggest) for f in chosen], bool)
+
+
+# A one whose pip's radius is over this many times the sure faces' pips' is judged however sure.
+BIG_ONE = 1.7
 
 
 def _on_bodies(places: np.ndarray, squares: list[Square], die_side: float) -> np.ndarray:

@@ -109,6 +109,17 @@ def test_beads_on_a_wooden_table_are_not_read_as_ones(seed):
     assert read_dice(image) == []
 
 
+@pytest.mark.parametrize("seed", [5, 7, 11])
+def test_beads_among_dice_are_not_read_as_ones(seed):
+    # A bead's round spot is twice a pip's size or more: the face scorer is sure of it as a one, the
+    # judge sees no die around it.
+    image, truth = _sim_frame(seed, dice=10, clutter=8, lighting="neutral", background="wood")
+    readings = read_dice(image)
+    boxes = [t["box"] for t in truth["dice"]]
+    assert all(any(x1 <= r.x <= x2 and y1 <= r.y <= y2 for x1, y1, x2, y2 in boxes) for r in readings)
+    assert sum(pair[1] is not None and pair[1].value == pair[0]["value"] for pair in _matched(truth, readings)) >= 9
+
+
 @pytest.mark.parametrize("background", ["mat", "wood", "cloth", "plain"])
 def test_white_gray_black_with_a_learned_profile_under_every_light(background):
     bench = _benchmark()

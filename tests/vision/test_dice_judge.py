@@ -380,3 +380,14 @@ def test_no_second_die_is_added_on_the_edge_of_a_die_bigger_than_the_others(monk
     unsure = [replace(big, certainty=0.9)] + chosen[1:]
     faces = dice._judged_faces(image, unsure, [edge], squares=[])
     assert (100, 127) in [(round(f.centre[0]), round(f.centre[1])) for f in faces]
+
+
+def test_a_sure_one_is_judged_when_nothing_tells_the_dice_size_or_its_pip_is_far_too_big():
+    face = dice._Face
+    five = face((0, 1, 2, 3, 4), 5, (100.0, 100.0), 8.0, 0.0, 0.0, radius=3.0, certainty=0.99)
+    one = face((5,), 1, (200.0, 100.0), 8.0, 0.0, 0.0, radius=4.0, certainty=0.99)
+    bead = face((6,), 1, (300.0, 100.0), 8.0, 0.0, 0.0, radius=7.0, certainty=0.99)
+    unsure = face((7, 8), 2, (400.0, 100.0), 8.0, 0.0, 0.0, radius=3.0, certainty=0.6)
+    assert dice._settled([five, one, bead, unsure], []).tolist() == [True, True, False, False]
+    assert dice._settled([one], []).tolist() == [False]  # ones alone: nothing tells a one from a bead
+    assert dice._settled([one], [unsure]).tolist() == [True]  # a layout among the candidates tells the size
