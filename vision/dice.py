@@ -597,7 +597,7 @@ def _judged_faces(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Fac
                   squares: list[Square], pips: Pips | None = None) -> list["_Face"]:
     """The pip-first reader's faces that the judge does not reject, and the dice the judge is sure
     of where the pip-first reader chose nothing (looked for also at the frame's loose `pips`)."""
-    settled = _settled(chosen, candidates)
+    settled, bead_like = _settled(chosen, candidates), _bead_like(chosen)
     places, sides, typical = judge_proposals(chosen, candidates, squares, settled=settled, pips=pips)
     if not len(places):
         return chosen
@@ -609,8 +609,8 @@ def _judged_faces(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Fac
     centres = centres + verdict.offsets * sides[:, None]
     # Settled faces keep their value too: the judge's look at a place beside one (a loose pip of the
     # next die) may come to rest on it and read it less well than its fitted pips did.
-    kept = [f if sure else _revalued(f, centres, sides, verdict) for f, sure in zip(chosen, settled)
-            if sure or _die_chance(f, places, first.die, centres, verdict.die, typical) >= VETO]
+    kept = [f if sure else _revalued(f, centres, sides, verdict) for f, sure, bead in zip(chosen, settled, bead_like)
+            if sure or _die_chance(f, places, first.die, centres, verdict.die, typical) >= (BEAD_VETO if bead else VETO)]
     # A place on a die-sized body is a die on less of the judge's word than a place with pips alone.
     needed = np.where(_on_bodies(places[likely], squares, typical), NEW_BODY, NEW_DIE)
     new = [k for k in np.argsort(-verdict.die).tolist() if verdict.die[k] >= needed[k]]
@@ -635,15 +635,23 @@ def _settled(chosen: list["_Face"], candidates: list["_Face"]) -> np.ndarray:
         # Beads on a wooden table, seen as ones, stood on the scorer's word: clutter-only simulator
         # frames (40 of them), 22 false dice -> 0; the photo sets read the same.
         return np.zeros(len(chosen), bool)
+    # A bead among dice (simulator frames of 10 dice and 8 things: 10 beads read as ones -> 1).
+    return np.array([f.certainty >= SETTLED for f in chosen], bool) & ~_bead_like(chosen)
+
+
+def _bead_like(chosen: list["_Face"]) -> np.ndarray:
+    """Which chosen faces are ones whose pip is far bigger than the sure faces' pips: a one's pip is
+    a third or so bigger than the others', a bead's round spot twice as big or more (though some
+    dice have a one's pip that big: nell-byler's show a few, which the judge is sure of)."""
     sized = [f.radius for f in chosen if f.value > 1 and f.pips and f.certainty >= SETTLED]
-    # A one's pip is a third or so bigger than the others; a bead among dice is twice as big or more
-    # (simulator frames of 10 dice and 8 things: 10 beads read as ones -> 1; the sets read the same).
     biggest = BIG_ONE * _middle(sized) if sized else np.inf
-    return np.array([f.certainty >= SETTLED and not (f.value == 1 and f.radius > biggest) for f in chosen], bool)
+    return np.array([f.value == 1 and f.radius > biggest for f in chosen], bool)
 
 
-# A one whose pip's radius is over this many times the sure faces' pips' is judged however sure.
-BIG_ONE = 1.7
+# A one whose pip's radius is over this many times the sure faces' pips' is judged however sure,
+# and dropped unless the judge finds a die there at least BEAD_VETO likely (of beads read as ones
+# in 60 simulator frames with things among the dice: 4 -> 1; real big ones it finds all but certain).
+BIG_ONE, BEAD_VETO = 1.7, 0.2
 
 
 def _on_bodies(places: np.ndarray, squares: list[Square], die_side: float) -> np.ndarray:
