@@ -597,7 +597,8 @@ def _judged_faces(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Fac
                   squares: list[Square], pips: Pips | None = None) -> list["_Face"]:
     """The pip-first reader's faces that the judge does not reject, and the dice the judge is sure
     of where the pip-first reader chose nothing (looked for also at the frame's loose `pips`)."""
-    settled, bead_like = _settled(chosen, candidates), _bead_like(chosen)
+    bead_like = _bead_like(chosen)
+    settled = _settled(chosen, candidates, bead_like)
     places, sides, typical = judge_proposals(chosen, candidates, squares, settled=settled, pips=pips)
     if not len(places):
         return chosen
@@ -627,16 +628,16 @@ def _judged_faces(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Fac
     return kept
 
 
-def _settled(chosen: list["_Face"], candidates: list["_Face"]) -> np.ndarray:
+def _settled(chosen: list["_Face"], candidates: list["_Face"], bead_like: np.ndarray) -> np.ndarray:
     """Which chosen faces the judge leaves as they are: those the face scorer is SETTLED sure of,
-    but no one that is no surer than the round spot it is: where no layout of two or more pips
-    tells the dice's size, or whose pip is far bigger than the sure faces' pips (a bead)."""
+    except where the scorer cannot tell a one from a round spot: when no layout of two or more
+    pips tells the dice's size (then nothing is settled), or a `bead_like` one (_bead_like)."""
     if not any(f.value > 1 for f in chosen + candidates):
         # Beads on a wooden table, seen as ones, stood on the scorer's word: clutter-only simulator
         # frames (40 of them), 22 false dice -> 0; the photo sets read the same.
         return np.zeros(len(chosen), bool)
     # A bead among dice (simulator frames of 10 dice and 8 things: 10 beads read as ones -> 1).
-    return np.array([f.certainty >= SETTLED for f in chosen], bool) & ~_bead_like(chosen)
+    return np.array([f.certainty >= SETTLED for f in chosen], bool) & ~bead_like
 
 
 def _bead_like(chosen: list["_Face"]) -> np.ndarray:
