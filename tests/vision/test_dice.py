@@ -116,8 +116,7 @@ def test_beads_among_dice_are_not_read_as_ones(seed):
     # judge sees no die around it.
     image, truth = _sim_frame(seed, dice=10, clutter=8, lighting="neutral", background="wood")
     readings = read_dice(image)
-    boxes = [t["box"] for t in truth["dice"]]
-    assert all(any(x1 <= r.x <= x2 and y1 <= r.y <= y2 for x1, y1, x2, y2 in boxes) for r in readings)
+    assert _outside_dice(truth, readings) == 0
     assert sum(pair[1] is not None and pair[1].value == pair[0]["value"] for pair in _matched(truth, readings)) >= 9
 
 
@@ -128,8 +127,13 @@ def _false_readings(seed: int, lighting: str) -> int:
     scene = simulator.random_scene(rng, dice=int(rng.integers(3, 16)), colours=("white", "gray", "black"),
                                    clutter=int(rng.integers(4, 12)), lighting=lighting, background="wood")
     image, truth = simulator.render_table(scene, rng)
+    return _outside_dice(truth, read_dice(image))
+
+
+def _outside_dice(truth: dict, readings: list[DieReading]) -> int:
+    """How many readings lie in no true die's box."""
     boxes = [t["box"] for t in truth["dice"]]
-    return sum(not any(x1 <= r.x <= x2 and y1 <= r.y <= y2 for x1, y1, x2, y2 in boxes) for r in read_dice(image))
+    return sum(not any(x1 <= r.x <= x2 and y1 <= r.y <= y2 for x1, y1, x2, y2 in boxes) for r in readings)
 
 
 def test_a_bead_among_dice_is_dropped_unless_the_judge_finds_a_die_there(monkeypatch):
