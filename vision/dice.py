@@ -482,12 +482,12 @@ DIE_SPACING = 0.6
 
 
 def judge_proposals(chosen: list["_Face"], candidates: list["_Face"], squares: list[Square],
-                    settled: float | np.ndarray = 2.0, pips: Pips | None = None) -> tuple[np.ndarray, np.ndarray, float]:
+                    settled: np.ndarray | None = None, pips: Pips | None = None) -> tuple[np.ndarray, np.ndarray, float]:
     """The places worth judging (n x 2, at least PROPOSAL_SPACING typical face sizes apart), the
     die side expected at each, and the typical die side; no places when no face tells the size.
-    Chosen faces at least `settled` sure (or those `settled` marks, one flag a face) are not judged
-    (but still keep other places off them).
-    With the frame's `pips`, the pips of a die's size that no chosen face holds are places too."""
+    Chosen faces that `settled` marks (one flag a face; none without it) are not judged (but still
+    keep other places off them). With the frame's `pips`, the pips of a die's size that no chosen face
+    holds are places too."""
     typical = _typical_face(chosen, candidates)
     if not typical:
         return np.zeros((0, 2)), np.zeros(0), 0.0
@@ -504,8 +504,8 @@ def judge_proposals(chosen: list["_Face"], candidates: list["_Face"], squares: l
     reach = np.full(len(places), PROPOSAL_SPACING * typical)
     reach[:len(chosen)] = CHOSEN_REACH * typical
     keep = _spread_out(np.array(places, np.float64).reshape(-1, 2), reach)
-    sure = settled if isinstance(settled, np.ndarray) else [f.certainty >= settled for f in chosen]
-    keep = keep[[k >= len(chosen) or not sure[k] for k in keep]]
+    if settled is not None:
+        keep = keep[[k >= len(chosen) or not settled[k] for k in keep]]
     sides = DIE_PER_FACE * np.clip(np.array(sizes)[keep], SIZE_RANGE[0] * typical, SIZE_RANGE[1] * typical)
     return np.array(places, np.float64).reshape(-1, 2)[keep], sides, DIE_PER_FACE * typical
 
