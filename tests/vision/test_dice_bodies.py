@@ -153,3 +153,22 @@ def test_a_body_standing_out_only_in_part_is_read_in_a_larger_square():
         cv2.circle(image, (int(round(150 + step * gx)), int(round(150 + step * gy))), 3, (40, 40, 200), -1, cv2.LINE_AA)
     found, _ = find_bodies(cv2.GaussianBlur(image, (3, 3), 0), TYPICAL, [])
     assert [(round(b.centre[0]), b.value) for b in found] in ([(150, 4)], [(149, 4)], [(151, 4)])
+
+
+def test_squares_are_found_at_their_own_size_when_no_face_tells_it_and_a_card_is_no_square():
+    from vision.dice_bodies import SQUARE_RATIO, UNSIZED_RATIO, body_squares, unsized_squares
+
+    image = np.full((480, 640, 3), (60, 100, 150), np.uint8)  # a wooden table
+    for (x, y), side, turn in (((120, 150), 30, 10.0), ((420, 300), 50, 35.0)):
+        cv2.fillConvexPoly(image, np.round(cv2.boxPoints(((x, y), (side, side), turn))).astype(np.int32), (40, 30, 30))
+    # A card 1.4 times as long as it is wide, with one round picture: a big one to the judge.
+    cv2.fillConvexPoly(image, np.round(cv2.boxPoints(((250, 380), (40, 56), 0.0))).astype(np.int32), (230, 235, 240))
+    cv2.rectangle(image, (232, 354), (268, 406), (40, 40, 180), 2)
+    cv2.circle(image, (250, 380), 9, (40, 40, 180), -1)
+    image = cv2.GaussianBlur(image, (3, 3), 0)
+    found = sorted((round(x), round(y), round(side)) for (x, y), side, _ in unsized_squares(image))
+    assert [(x // 10, y // 10) for x, y, _ in found] == [(12, 15), (42, 30)]
+    assert abs(found[0][2] - 30) <= 3 and abs(found[1][2] - 50) <= 4
+    # Only the strict ratio keeps the card out: a leaning die's body may be as long as the card.
+    assert UNSIZED_RATIO < 1.4 <= SQUARE_RATIO
+    assert any(abs(x - 250) < 10 and abs(y - 380) < 10 for (x, y), _, _ in body_squares(image, 40.0))

@@ -394,3 +394,24 @@ def test_a_sure_one_is_judged_when_nothing_tells_the_dice_size_or_its_pip_is_far
     # Ones alone: nothing tells a one from a bead; a layout among the candidates tells the size.
     assert dice._settled([one], [], dice._bead_like([one])).tolist() == [False]
     assert dice._settled([one], [unsure], dice._bead_like([one])).tolist() == [True]
+
+
+def test_with_no_face_chosen_each_body_is_judged_at_its_own_size():
+    squares = [((100.0, 100.0), 30.0, 0.0), ((200.0, 100.0), 40.0, 0.0)]
+    wrong_size = _face(300, 200, 2, size=10.0)  # a candidate no die holds: two specks
+    places, sides, die_side = dice.judge_proposals([], [wrong_size], squares)
+    assert die_side == pytest.approx(35.0)  # the bodies' median, not the candidate's 14
+    by_place = {(round(x), round(y)): side for (x, y), side in zip(places, sides)}
+    assert by_place[(100, 100)] == pytest.approx(30.0) and by_place[(200, 100)] == pytest.approx(40.0)
+    # A chosen face of two or more pips tells the size: every body takes it.
+    places, sides, die_side = dice.judge_proposals([_face(400, 300, 3, size=20.0, certainty=0.5)], [], squares)
+    assert die_side == pytest.approx(28.0) and np.allclose(sides, 28.0)
+
+
+def test_a_lone_die_whose_pips_the_pip_finder_misses_is_found_by_its_body():
+    name = "nell-byler-1208"
+    entry = next(e for e in _truth(name) if e["image"] == "IMG_20191208_112556.jpg")
+    (die,) = entry["dice"]  # a five, red pips on a dark blue-black body: no pip is found
+    x1, y1, x2, y2 = die["box"]
+    readings = dice.read_dice(cv2.imread(str(DATA / name / "images" / entry["image"])))
+    assert [(x1 <= r.x <= x2 and y1 <= r.y <= y2, r.value) for r in readings] == [(True, 5)]
