@@ -258,6 +258,22 @@ def _scales(text: str) -> list[float]:
     return factors
 
 
+def _labels_problem(folder: Path) -> str | None:
+    """What keeps a folder from being benchmarked (no labels, unreadable labels, none labelled), or None."""
+    path = folder / "truth.json"
+    if not path.exists():
+        return "no truth.json here; give a folder with truth.json and images/."
+    try:
+        truth = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        return f"truth.json is not readable JSON ({error}); see ../shared/data/dice/README.md for its format."
+    if not isinstance(truth, list) or not all(isinstance(e, dict) and "image" in e for e in truth):
+        return "truth.json must be a list of {\"image\": ..., \"dice\": [...]} entries (../shared/data/dice/README.md)."
+    if not truth:
+        return "truth.json labels no images; label at least one image to benchmark."
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark on the folders given (or both photo sets) and on the simulator."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -273,8 +289,9 @@ def main(argv: list[str] | None = None) -> int:
     score = load_scorer()
     folders = [Path(f) for f in args.folders] or [DATA / name for name in DEFAULT_SETS]
     for folder in folders:
-        if not (folder / "truth.json").exists():
-            print(f"{folder}: no truth.json here; give a folder with truth.json and images/.", file=sys.stderr)
+        problem = _labels_problem(folder)
+        if problem:
+            print(f"{folder}: {problem}", file=sys.stderr)
             return 2
         report_folder(folder, score)
         for scale in args.scales:

@@ -48,3 +48,12 @@ def test_bad_scales_are_refused_with_a_message(two_photos, capsys, text):
     with pytest.raises(SystemExit):
         _benchmark().main([str(two_photos), "--no-sim", "--scales", text])
     assert "positive factors" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("labels, says", [("[]", "labels no images"), ("{not json", "not readable JSON"),
+                                          ('{"image": "a.jpg"}', "must be a list")])
+def test_a_folder_with_no_usable_labels_is_refused_with_a_message(tmp_path, capsys, labels, says):
+    (tmp_path / "images").mkdir()
+    (tmp_path / "truth.json").write_text(labels)
+    assert _benchmark().main([str(tmp_path), "--no-sim"]) == 2
+    assert says in capsys.readouterr().err

@@ -98,9 +98,11 @@ class _FakeValues:
         self.dice = dice_
         self.sureness = sureness
         self.read_at: list[tuple[float, float]] = []
+        self.sides: list[float] = []
 
     def read(self, bgr, centres, sides):
         """Value chances at these centres."""
+        self.sides.extend(np.broadcast_to(np.asarray(sides, float), (len(np.asarray(centres).reshape(-1, 2)),)))
         rows = []
         for x, y in np.asarray(centres, float).reshape(-1, 2):
             self.read_at.append((x, y))
@@ -113,11 +115,11 @@ class _FakeValues:
         return np.array(rows).reshape(-1, 6)
 
 
-def _face(x: float, y: float, value: int, certainty: float = 0.6, pips: bool = True):
-    """A face at (x, y) of this value, 20 px, as sure as the face scorer made it (no pips: a body's)."""
+def _face(x: float, y: float, value: int, certainty: float = 0.6, pips: bool = True, size: float = 20.0):
+    """A face at (x, y) of this value, `size` px, as sure as the face scorer made it (no pips: a body's)."""
     from vision.dice_layout import HALF_SIDE
 
-    return dice._Face(tuple(range(value)) if pips else (), value, (x, y), 20.0 / (2 * HALF_SIDE), 0.0, 0.1,
+    return dice._Face(tuple(range(value)) if pips else (), value, (x, y), size / (2 * HALF_SIDE), 0.0, 0.1,
                       (200.0, 200.0, 200.0), certainty=certainty)
 
 
@@ -158,6 +160,24 @@ def test_a_die_the_judge_adds_takes_the_value_readers_value_and_is_not_read_twic
     reads = len(values.read_at)
     dice._valued_faces(image, faces, [])
     assert len(values.read_at) == reads
+
+
+def test_a_die_the_judge_adds_is_read_at_the_frames_die_side_where_a_chosen_face_measured_it(monkeypatch):
+    from tests.vision.test_dice_judge import _FakeJudge
+
+    image = np.full((300, 400, 3), 90, np.uint8)
+    monkeypatch.setattr(dice, "_JUDGE", _FakeJudge([(100, 100, 3), (300, 200, 6)]))
+    values = _FakeValues([(300, 200, 6)])
+    monkeypatch.setattr(dice, "_VALUES", values)
+    few_pips = _face(300, 200, 2, size=12.0)  # two pips of a six: a fit far smaller than its die
+    dice._judged_faces(image, [_face(100, 100, 3, certainty=dice.SETTLED)], [few_pips], squares=[])
+    assert values.sides == [pytest.approx(dice.DIE_PER_FACE * 20.0)]
+    # Ones alone tell the size only by a guess (here the candidates' median face, 14 px): the place
+    # keeps its own side.
+    values.sides.clear()
+    candidates = [few_pips, _face(200, 250, 2, size=16.0)]
+    dice._judged_faces(image, [_face(100, 100, 1, certainty=dice.SETTLED)], candidates, squares=[])
+    assert values.sides == [pytest.approx(dice.DIE_PER_FACE * 12.0)]
 
 
 def _training_module():
