@@ -8,7 +8,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from calibration.mat import MatGeometry, Rect
+from calibration.mat import MatGeometry, Rect, render_mat
 from calibration.markers import project
 
 
@@ -54,6 +54,20 @@ class Calibration:
         mx, my = self.to_mat(np.array([[x, y]]))[0]
         return self.mat.display.contains(float(mx), float(my))
 
+    def printed_view(self) -> np.ndarray:
+        """The empty printed mat as the camera sees it: its grey levels in the camera's frame, drawn
+        from the mat's geometry through the homography (0 beyond the mat)."""
+        # Drawn and warped at PRINT_DETAIL times the camera's scale, then shrunk by area: letters
+        # drawn at the camera's own scale come out unlike the camera's view of the printed ones.
+        scale = max(1.0, PRINT_DETAIL * self.px_per_mm())
+        picture = cv2.cvtColor(render_mat(self.mat, scale), cv2.COLOR_BGR2GRAY)
+        width, height = self.image_size
+        picture_to_fine = np.diag([PRINT_DETAIL, PRINT_DETAIL, 1.0]) @ np.linalg.inv(self.homography) @ np.diag(
+            [1.0 / scale, 1.0 / scale, 1.0])
+        fine = cv2.warpPerspective(picture, picture_to_fine, (PRINT_DETAIL * width, PRINT_DETAIL * height),
+                                   flags=cv2.INTER_LINEAR)
+        return cv2.resize(fine, (width, height), interpolation=cv2.INTER_AREA)
+
     def px_per_mm(self) -> float:
         """How many image pixels one millimetre of mat spans, at the middle of the mat."""
         cx, cy = self.mat.width_mm / 2, self.mat.height_mm / 2
@@ -70,3 +84,7 @@ class Calibration:
         """The homography image pixels -> pixels of the rectified picture of `rect`."""
         to_rect = np.array([[px_per_mm, 0, -rect.x * px_per_mm], [0, px_per_mm, -rect.y * px_per_mm], [0, 0, 1]])
         return to_rect @ self.homography
+
+
+# The empty mat is drawn this many times finer than the camera sees it (see Calibration.printed_view).
+PRINT_DETAIL = 3

@@ -24,6 +24,7 @@ from calibration.cards import RequirementGuess, card_picture, cards_in_display, 
 from calibration.steps import check_camera_moved
 from calibration.table import Calibration
 from companion.errors import CompanionError
+from vision.printed import just_print
 from vision.settle import EMPTY, STILL, Settler, ZoneState
 
 log = logging.getLogger(__name__)
@@ -96,12 +97,13 @@ class LiveTable:
         self.cards = cards
         self.display: list[Any] = []  # the cards seen in the display area at the last look
         self._display_before: tuple[str, ...] | None = None
+        self._printed: tuple[Calibration, np.ndarray] | None = None  # the empty mat as the camera sees it
 
     # ---- one frame --------------------------------------------------------------------------
 
     def process(self, image: np.ndarray, t_ms: float) -> dict[int, ZoneState]:
         """Read one frame taken at t_ms, settle each seat's dice, and send changed seats to the session."""
-        readings = self._read(image, self._profile)
+        readings = self._off_print(image, self._read(image, self._profile))
         by_seat = self.dice_by_seat(readings)
         states = self.settler.update_all(by_seat, t_ms)
         with self._lock:
@@ -110,6 +112,16 @@ class LiveTable:
         for seat, state in states.items():
             self._update_seat(seat, state, _key(by_seat.get(seat, ())))
         return states
+
+    def _off_print(self, image: np.ndarray, readings: list[Any]) -> list[Any]:
+        """The readings less those where the camera sees just the empty mat's printing: the labels'
+        letters and the lines hold round holes that the reader can take for a die's pips."""
+        if not readings:
+            return readings
+        if self._printed is None or self._printed[0] is not self.calibration:
+            self._printed = (self.calibration, self.calibration.printed_view())
+        printed = just_print(image, self._printed[1], [(r.x, r.y, r.size) for r in readings])
+        return [r for r, on_print in zip(readings, printed) if not on_print]
 
     def dice_by_seat(self, readings: Iterable[Any]) -> dict[int, list[Any]]:
         """Share the readings out among the seats (0-based) by where their centres lie on the mat."""
