@@ -500,8 +500,8 @@ def judge_proposals(chosen: list["_Face"], candidates: list["_Face"], squares: l
     # chosen face told the size that its square was looked for at (unsized_squares).
     sizes = [f.size if f.value > 1 and f.pips else typical for f in faces]
     places += [centre for centre, _, _ in squares]
-    unsized = not any(f.value > 1 for f in chosen)
-    sizes += [side / DIE_PER_FACE if unsized else typical for _, side, _ in squares]
+    told = _size_told(chosen)
+    sizes += [typical if told else side / DIE_PER_FACE for _, side, _ in squares]
     places += _loose_pips(chosen, pips)
     sizes += [typical] * (len(places) - len(sizes))
     # Other places near a chosen face are mostly other fits of that die's pips: judging the face once
@@ -550,6 +550,11 @@ LOOSE_CLEAR = 1.0
 DIE_PER_FACE = 1.4
 # A place's own face size counts only within this share of the typical size.
 SIZE_RANGE = (0.7, 1.45)
+
+
+def _size_told(chosen: list["_Face"]) -> bool:
+    """True when a chosen face of two or more pips tells the dice's size (a one's size is a guess from its pip)."""
+    return any(f.value > 1 for f in chosen)
 
 
 def _typical_face(chosen: list["_Face"], candidates: list["_Face"], squares: list[Square] = ()) -> float:
@@ -634,8 +639,7 @@ def _judged_faces(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Fac
     # where a chosen face measured that: a place's own side comes from a candidate face, often a
     # few pips of the die (in sample, 8 of nell's 15 wrong values were dice added at 0.5-0.8 of
     # their side; held out, nell 1023 -> 1027 dice right, matteop unchanged).
-    measured = any(f.value > 1 for f in chosen)
-    read_sides = np.full(len(added), typical) if measured else sides[added]
+    read_sides = np.full(len(added), typical) if _size_told(chosen) else sides[added]
     chances = verdict.values[added] if _VALUES is None else _VALUES.read(bgr, centres[added], read_sides)
     for k, chance in zip(added, chances):
         sure = float(verdict.die[k] * chance.max())
