@@ -87,6 +87,29 @@ def test_photos_of_tiny_dice_are_enlarged_and_read_better(monkeypatch):
     assert enlarged > as_they_are + 5, (enlarged, as_they_are)
 
 
+def test_two_small_dark_dice_side_by_side_do_not_overrule_the_pips_of_a_face_of_three_or_more(monkeypatch):
+    photos = _photos("nell-byler-1208", 1)[:60]
+    small = [cv2.resize(image, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA) for image, _ in photos]
+    enlarged = sum(pip_scale(s, dice._first_look(s)) > 1.3 for s in small)
+    # Seen at half size, two dark dice beside each other are a sure two of pips as big as a die. The
+    # reader once took the median pip over such twos and the faces of small pips: a third of these
+    # photos were read as they were (pips of 1.5 px, the smallest found) or shrunk further.
+    monkeypatch.setattr(dice, "BODY_AS_PIP", np.inf)  # as the reader was: every two's pips count
+    assert enlarged >= sum(pip_scale(s, dice._first_look(s)) > 1.3 for s in small) + 8, enlarged
+
+
+def test_the_pip_size_comes_from_faces_of_three_or_more_pips_where_twos_have_far_bigger_ones():
+    face = dice._Face
+    four = face((0, 1, 2, 3), 4, (100.0, 100.0), 4.0, 0.0, 0.0, radius=1.5, certainty=0.99)
+    twos = [face((4 + k, 6 + k), 2, (200.0 + 50 * k, 100.0), 20.0, 0.0, 0.0, radius=6.5, certainty=0.99) for k in range(2)]
+    near_two = face((9, 10), 2, (300.0, 200.0), 4.0, 0.0, 0.0, radius=2.0, certainty=0.99)
+    look = dice._Look(True, None, [], [four, *twos, near_two])
+    assert dice._pip_evidence(np.zeros((640, 640, 3), np.uint8), look)[1] == pytest.approx(1.75)
+    # With no face of three or more pips, the twos tell the size.
+    look = dice._Look(True, None, [], twos)
+    assert dice._pip_evidence(np.zeros((640, 640, 3), np.uint8), look)[1] == pytest.approx(6.5)
+
+
 def _false_dice(photos: list[tuple[np.ndarray, dict]], factor: float) -> int:
     """Readings of the photos resized by `factor` that lie in no labelled die's box."""
     false = 0
