@@ -16,14 +16,13 @@ def just_print(frame: np.ndarray, printed_grey: np.ndarray, dice: list[tuple[flo
     mat's printing there (likeness at least PRINT_LIKE), so nothing lies on it."""
     if not dice or frame.shape[:2] != printed_grey.shape[:2]:
         return [False] * len(dice)
-    grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    likeness = [print_likeness(grey, printed_grey, (x, y), side) for x, y, side in dice]
+    likeness = [print_likeness(frame, printed_grey, (x, y), side) for x, y, side in dice]
     return [value is not None and value >= PRINT_LIKE for value in likeness]
 
 
-def print_likeness(frame_grey: np.ndarray, printed_grey: np.ndarray, centre: tuple[float, float],
+def print_likeness(frame: np.ndarray, printed_grey: np.ndarray, centre: tuple[float, float],
                    side: float) -> float | None:
-    """How closely the frame around `centre` (a square `side` * PRINT_REACH wide) looks like the
+    """How closely the frame (BGR or grey) around `centre` (a square `side` * PRINT_REACH wide) looks like the
     empty printed mat there: the best normalised correlation over shifts of up to PRINT_SHIFT
     pixels (a calibration a pixel or two off, a camera's blur); None where the print is plain
     there (nothing to compare) or the square leaves the frame."""
@@ -36,7 +35,9 @@ def print_likeness(frame_grey: np.ndarray, printed_grey: np.ndarray, centre: tup
     printed = printed_grey[y - half:y + half + 1, x - half:x + half + 1]
     if float(printed.std()) < INK_SPREAD:
         return None
-    seen = frame_grey[y - half - m:y + half + m + 1, x - half - m:x + half + m + 1]
+    seen = frame[y - half - m:y + half + m + 1, x - half - m:x + half + m + 1]
+    if seen.ndim == 3:
+        seen = cv2.cvtColor(seen, cv2.COLOR_BGR2GRAY)  # only the square: the whole frame costs ~0.5 ms
     # Both blurred alike: the camera's picture is softer than the drawn print.
     soft = (cv2.GaussianBlur(seen, (0, 0), PRINT_BLUR), cv2.GaussianBlur(printed, (0, 0), PRINT_BLUR))
     return float(cv2.matchTemplate(soft[0], soft[1], cv2.TM_CCOEFF_NORMED).max())
