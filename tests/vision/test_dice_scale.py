@@ -98,6 +98,16 @@ def test_two_small_dark_dice_side_by_side_do_not_overrule_the_pips_of_a_face_of_
     assert enlarged >= sum(pip_scale(s, dice._first_look(s)) > 1.3 for s in small) + 8, enlarged
 
 
+def test_a_small_photo_that_no_sure_face_tells_of_is_looked_at_twice_as_big(monkeypatch):
+    photos = _photos("nell-byler-1208", 3)
+    small = [cv2.resize(image, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA) for image, _ in photos]
+    right = sum(_right(read_dice(s), entry, 0.5) for s, (_, entry) in zip(small, photos))
+    enlarged = sum(pip_scale(s, dice._first_look(s)) > 1.3 for s in small)
+    monkeypatch.setattr(dice, "SMALL_FRAME", 0)  # as the reader was: no look at twice the size
+    assert enlarged >= sum(pip_scale(s, dice._first_look(s)) > 1.3 for s in small) + 3
+    assert right >= sum(_right(read_dice(s), entry, 0.5) for s, (_, entry) in zip(small, photos)) + 15, right
+
+
 def test_the_pip_size_comes_from_faces_of_three_or_more_pips_where_twos_have_far_bigger_ones():
     face = dice._Face
     four = face((0, 1, 2, 3), 4, (100.0, 100.0), 4.0, 0.0, 0.0, radius=1.5, certainty=0.99)
