@@ -37,7 +37,7 @@ from vision.simulator import BODY_COLOURS, LIGHTINGS, PIP_COLOURS, random_scene,
 SEED = 2026
 SIM_FRAMES = 200
 # Patches cut around each labelled die (photos), and around each simulator die.
-PER_PHOTO_DIE, PER_SIM_DIE = 24, 5
+PER_PHOTO_DIE, PER_SIM_DIE = 48, 10
 # How far off the die's centre a patch is cut (share of a die side): the reader's centres are that good.
 JITTER = 0.1
 # The die side a patch assumes, against the side the reader measured: dice nearer an angled camera
