@@ -103,7 +103,13 @@ class LiveTable:
 
     def process(self, image: np.ndarray, t_ms: float) -> dict[int, ZoneState]:
         """Read one frame taken at t_ms, settle each seat's dice, and send changed seats to the session."""
-        readings = self._off_print(image, self._read(image, self._profile))
+        size_before = getattr(self._read, "factor", None)
+        read = self._read(image, self._profile)
+        readings = self._off_print(image, read)
+        if 2 * len(readings) <= len(read) and hasattr(self._read, "factor"):
+            # The print's letters, sure faces to the reader, must not set the size the table's dice are
+            # read at (an empty 1280x720 mat set 1.56 and the dice were then read 3 times slower).
+            self._read.factor = size_before
         by_seat = self.dice_by_seat(readings)
         states = self.settler.update_all(by_seat, t_ms)
         with self._lock:

@@ -372,3 +372,26 @@ def test_the_empty_printed_mat_shows_no_dice_and_dice_on_its_print_are_still_rea
     monkeypatch.setattr(vision.printed, "PRINT_LIKE", 2.0)  # no reading is print
     assert (shown([empty] * 4) != [0, 0, 0]) == phantom_in_a_seat
     assert on_print == shown([with_dice] * 6)
+
+
+def test_the_mats_print_does_not_set_the_size_the_dice_are_read_at(game, monkeypatch) -> None:
+    """An empty 1280x720 mat's letters are sure faces of tiny pips to the reader: had they set the
+    table's size, the dice laid on it later would be read enlarged 1.56 times, three times slower."""
+    import vision.printed
+
+    with_dice, _view = mat_table(seats=3, size=FRAME, seed=1, colours=("white",), lighting="warm")
+    empty, _view = mat_table(seats=3, size=FRAME, seed=1, colours=("white",), lighting="warm")
+    empty.place_lone_die("white", None)
+    frames = [empty.next_frame()[0] for _ in range(6)] + [with_dice.next_frame()[0] for _ in range(3)]
+    calibration = calibrate_frame(frames[0], colours=False).calibration
+
+    def size_read_at() -> float | None:
+        """The live reader's size factor after the frames."""
+        live = LiveTable(game, calibration)
+        for k, frame in enumerate(frames):
+            live.process(frame, START_MS + 100.0 * k)
+        return live._read.factor
+
+    assert size_read_at() in (None, 1.0)
+    monkeypatch.setattr(vision.printed, "PRINT_LIKE", 2.0)  # no reading is print
+    assert size_read_at() > 1.3
