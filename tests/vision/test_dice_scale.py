@@ -91,12 +91,13 @@ def test_photos_of_tiny_dice_are_enlarged_and_read_better(monkeypatch):
 def test_two_small_dark_dice_side_by_side_do_not_overrule_the_pips_of_a_face_of_three_or_more(monkeypatch):
     photos = _photos("nell-byler-1208", 1)[:60]
     small = [cv2.resize(image, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA) for image, _ in photos]
-    enlarged = sum(pip_scale(s, dice._first_look(s)) > 1.3 for s in small)
+    enlarged = sum(dice._sized_by_pips(s, dice._first_look(s)) > 1.3 for s in small)
     # Seen at half size, two dark dice beside each other are a sure two of pips as big as a die. The
     # reader once took the median pip over such twos and the faces of small pips: a third of these
-    # photos were read as they were (pips of 1.5 px, the smallest found) or shrunk further.
+    # photos were read as they were (pips of 1.5 px, the smallest found) or shrunk further. (By its
+    # own size and smaller ones: a frame this small is also looked at twice as big, which hides it.)
     monkeypatch.setattr(dice, "BODY_AS_PIP", np.inf)  # as the reader was: every two's pips count
-    assert enlarged >= sum(pip_scale(s, dice._first_look(s)) > 1.3 for s in small) + 8, enlarged
+    assert enlarged >= sum(dice._sized_by_pips(s, dice._first_look(s)) > 1.3 for s in small) + 8, enlarged
 
 
 def test_a_small_photo_that_no_sure_face_tells_of_is_looked_at_twice_as_big(monkeypatch):
@@ -107,6 +108,16 @@ def test_a_small_photo_that_no_sure_face_tells_of_is_looked_at_twice_as_big(monk
     monkeypatch.setattr(dice, "SMALL_FRAME", 0)  # as the reader was: no look at twice the size
     assert enlarged >= sum(pip_scale(s, dice._first_look(s)) > 1.3 for s in small) + 3
     assert right >= sum(_right(read_dice(s), entry, 0.5) for s, (_, entry) in zip(small, photos)) + 15, right
+
+
+def test_a_small_photo_its_own_size_would_shrink_is_enlarged_when_twice_the_size_shows_far_surer_faces():
+    photos = _photos("nell-byler-1208", 1)[:60]
+    small = [cv2.resize(image, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA) for image, _ in photos]
+    looks = [dice._first_look(s) for s in small]
+    # Two small dark dice side by side, a sure two of big pips, once shrank these photos to 0.4-0.7.
+    shrunk = [k for k, (s, look) in enumerate(zip(small, looks)) if dice._sized_by_pips(s, look) < 1.0]
+    assert len(shrunk) >= 5
+    assert sum(pip_scale(small[k], looks[k]) > 1.3 for k in shrunk) >= len(shrunk) - 1
 
 
 def test_in_a_close_photo_the_surest_faces_big_pips_outweigh_half_sure_small_ones(monkeypatch):
