@@ -331,8 +331,10 @@ def _pip_evidence(bgr: np.ndarray, look: _Look, coarse: bool = False) -> tuple[f
     """How much a look's chosen faces say about pip size (the sum of the scorer's certainty over the
     faces it is at least half sure of, no bigger than a die in the frame can be), and the median
     radius of their pips (of faces of two or more pips where there are any: a one's pip is bigger,
-    and a dark die on a light table can pass for one); 0 with none. A `coarse` look (at a smaller
-    size than the frame's) counts only faces of three or more pips."""
+    and a dark die on a light table can pass for one; not of twos of pips over BODY_AS_PIP times
+    those of the faces of three or more; of the surest faces alone where they find pips over
+    BIG_PIPS times too big); 0 with none. A `coarse` look (at a smaller size than the frame's)
+    counts only faces of three or more pips."""
     biggest = MAX_FACE_SHARE * min(bgr.shape[:2])
     sure = [f for f in look.chosen if f.certainty >= 0.5 and f.pips and f.size <= biggest]
     if coarse:
