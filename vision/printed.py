@@ -12,8 +12,9 @@ import numpy as np
 
 
 def just_print(frame: np.ndarray, printed_grey: np.ndarray, dice: list[tuple[float, float, float]]) -> list[bool]:
-    """For each die (x, y, side in the frame's pixels): True when the frame shows just the empty
-    mat's printing there (likeness at least PRINT_LIKE), so nothing lies on it."""
+    """For each reading (x, y and its size, the top face's side, in the frame's pixels): True when
+    the frame shows just the empty mat's printing there (likeness at least PRINT_LIKE), so nothing
+    lies on it."""
     if not dice or frame.shape[:2] != printed_grey.shape[:2]:
         return [False] * len(dice)
     likeness = [print_likeness(frame, printed_grey, (x, y), side) for x, y, side in dice]
@@ -22,8 +23,8 @@ def just_print(frame: np.ndarray, printed_grey: np.ndarray, dice: list[tuple[flo
 
 def print_likeness(frame: np.ndarray, printed_grey: np.ndarray, centre: tuple[float, float],
                    side: float) -> float | None:
-    """How closely the frame (BGR or grey) around `centre` (a square `side` * PRINT_REACH wide) looks like the
-    empty printed mat there: the best normalised correlation over shifts of up to PRINT_SHIFT
+    """How closely the frame (BGR or grey) around `centre` (a square `side` * PRINT_REACH wide, for
+    a reading whose top face is `side` wide) looks like the empty printed mat there: the best normalised correlation over shifts of up to PRINT_SHIFT
     pixels (a calibration a pixel or two off, a camera's blur); None where the print is plain
     there (nothing to compare) or the square leaves the frame."""
     half = int(round(PRINT_REACH * side / 2.0))
@@ -47,8 +48,9 @@ def print_likeness(frame: np.ndarray, printed_grey: np.ndarray, centre: tuple[fl
 # 2 sizes, 4 lights), letters and lines read as dice came to 0.84-0.99 (38 readings), dice laid on
 # the seats' labels and edges to -0.15-0.38 (55).
 PRINT_LIKE = 0.6
-# The square compared is this many die sides wide: the die's middle, which a die hides (wider, a
-# die on a seat's edge leaves the edge in view around it: 0.6 alike at 1.2 sides).
+# The square compared is this many times a reading's size (its top face's side, about 0.7 of the
+# die's): the die's middle, which a die hides (wider, a die lying across a seat's edge leaves the
+# edge in view around it: 0.6 alike at 1.2).
 PRINT_REACH = 0.6
 # The frame and the print may be this many pixels out of line.
 PRINT_SHIFT = 3
