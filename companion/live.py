@@ -103,13 +103,7 @@ class LiveTable:
 
     def process(self, image: np.ndarray, t_ms: float) -> dict[int, ZoneState]:
         """Read one frame taken at t_ms, settle each seat's dice, and send changed seats to the session."""
-        size_before = getattr(self._read, "factor", None)
-        read = self._read(image, self._profile)
-        readings = self._off_print(image, read)
-        if 2 * len(readings) <= len(read) and hasattr(self._read, "factor"):
-            # The print's letters, sure faces to the reader, must not set the size the table's dice are
-            # read at (an empty 1280x720 mat set 1.56 and the dice were then read 3 times slower).
-            self._read.factor = size_before
+        readings = self._read_dice(image)
         by_seat = self.dice_by_seat(readings)
         states = self.settler.update_all(by_seat, t_ms)
         with self._lock:
@@ -118,6 +112,18 @@ class LiveTable:
         for seat, state in states.items():
             self._update_seat(seat, state, _key(by_seat.get(seat, ())))
         return states
+
+    def _read_dice(self, image: np.ndarray) -> list[Any]:
+        """The frame's dice: the reader's readings less the mat's printing (_off_print)."""
+        size_before = getattr(self._read, "factor", None)
+        read = self._read(image, self._profile)
+        readings = self._off_print(image, read)
+        if 2 * len(readings) <= len(read) and hasattr(self._read, "factor"):
+            # The print's letters, sure faces to the reader (DiceReader), must not set the size the
+            # table's dice are read at: an empty 1280x720 mat set 1.56, and each frame of the dice laid
+            # on it later then took three times as long.
+            self._read.factor = size_before
+        return readings
 
     def _off_print(self, image: np.ndarray, readings: list[Any]) -> list[Any]:
         """The readings less those where the camera sees just the empty mat's printing: the labels'

@@ -24,9 +24,10 @@ def just_print(frame: np.ndarray, printed_grey: np.ndarray, dice: list[tuple[flo
 def print_likeness(frame: np.ndarray, printed_grey: np.ndarray, centre: tuple[float, float],
                    side: float) -> float | None:
     """How closely the frame (BGR or grey) around `centre` (a square `side` * PRINT_REACH wide, for
-    a reading whose top face is `side` wide) looks like the empty printed mat there: the best normalised correlation over shifts of up to PRINT_SHIFT
-    pixels (a calibration a pixel or two off, a camera's blur); None where the print is plain
-    there (nothing to compare) or the square leaves the frame."""
+    a reading whose top face is `side` wide) looks like the empty printed mat there: the best
+    normalised correlation over shifts of up to PRINT_SHIFT pixels (a calibration a pixel or two
+    off, a camera's blur); None where the print is plain there (nothing to compare) or the square
+    leaves the frame."""
     half = int(round(PRINT_REACH * side / 2.0))
     x, y = int(round(centre[0])), int(round(centre[1]))
     h, w = printed_grey.shape[:2]
