@@ -395,7 +395,10 @@ def _on_own_body(bgr: np.ndarray, face: "_Face") -> bool:
 # better. The judge alone passed nell-byler's small dark dice on a white table (shrunk 3-5 times,
 # read as ones and twos) and a grey round button on a white tray; over 40 simulator frames of
 # things and no dice, pip-less cubes and tokens on a plain table made 18 false dice; with the rings
-# alone 3, with both none.
+# alone 3, with both none (with two or more faces but no rings, 24). A one's die side comes from its
+# pip: matteop65's ones have big pips, their sides come out about three times too big, and both
+# rings lie on the table, beside the die and farther off; they pass where those differ (shadow,
+# uneven light or cloth) and are refused on an even table, where the frame is read as before.
 FEW_DIE, FEW_LEAST = 0.9, 2
 BODY_RINGS, BODY_STANDS_OUT = (0.36, 0.85), 30.0
 
