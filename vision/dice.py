@@ -379,11 +379,9 @@ def _on_own_body(bgr: np.ndarray, face: "_Face") -> bool:
     its die, differs from the colour just beyond the die (a small dark die or a blank cube taken for
     a one's pip has table both ways)."""
     side = DIE_PER_FACE * face.size
-    turn = np.linspace(0.0, 2.0 * np.pi, 16, endpoint=False)
-    ring = np.stack([np.cos(turn), np.sin(turn)], axis=1)
     centre = np.array(face.centre, np.float32)
-    body = np.median(sample(bgr, centre + ring * (BODY_RINGS[0] * side)), axis=0)
-    table = np.median(sample(bgr, centre + ring * (BODY_RINGS[1] * side)), axis=0)
+    body = np.median(sample(bgr, centre + _ROUND * (BODY_RINGS[0] * side)), axis=0)
+    table = np.median(sample(bgr, centre + _ROUND * (BODY_RINGS[1] * side)), axis=0)
     return float(np.linalg.norm(body - table)) >= BODY_STANDS_OUT
 
 
@@ -393,14 +391,17 @@ def _on_own_body(bgr: np.ndarray, face: "_Face") -> bool:
 # matteop65 enlarged 2 / 3 times (its photos of ones and twos were read unshrunk): 82.5 -> 93.0 %
 # and 75.1 -> 91.3 % read; the photo sets at their own size and nell-byler resized, the same or
 # better. The judge alone passed nell-byler's small dark dice on a white table (shrunk 3-5 times,
-# read as ones and twos) and a grey round button on a white tray; over 40 simulator frames of
-# things and no dice, pip-less cubes and tokens on a plain table made 18 false dice; with the rings
-# alone 3, with both none (with two or more faces but no rings, 24). A one's die side comes from its
-# pip: matteop65's ones have big pips, their sides come out about three times too big, and both
+# read as ones and twos) and a grey round button on a white tray. Over 40 simulator frames of
+# things and no dice, pip-less cubes, tokens and cards passed for ones and set the size: 54 false
+# dice with the judge alone, 24 with two or more faces, 5 with the rings, none with both (as
+# before: none). A one's die side comes from its pip: matteop65's ones have big pips, their sides come out about three times too big, and both
 # rings lie on the table, beside the die and farther off; they pass where those differ (shadow,
 # uneven light or cloth) and are refused on an even table, where the frame is read as before.
 FEW_DIE, FEW_LEAST = 0.9, 2
 BODY_RINGS, BODY_STANDS_OUT = (0.36, 0.85), 30.0
+# A ring of samples about a point: sixteen directions, as unit offsets.
+_SIXTEEN = np.linspace(0.0, 2.0 * np.pi, 16, endpoint=False)
+_ROUND = np.stack([np.cos(_SIXTEEN), np.sin(_SIXTEEN)], axis=1)
 
 
 # A die's face takes at most this share of the frame's short side (two round marks far apart on
