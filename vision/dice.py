@@ -247,15 +247,21 @@ def _without_specks(chosen: list["_Face"]) -> list["_Face"]:
     one's pip is bigger than the other faces' pips, and specks of dust on a mat, in a close or
     sharp photo, pass for pips."""
     sizes = [f.size for f in chosen if f.value > 1 and f.certainty >= 0.5]
-    if len(sizes) < SPECK_FACES:
-        return chosen
-    least = SMALL_ONE * _middle(sizes)
-    return [f for f in chosen if f.value > 1 or f.size >= least]
+    least = SMALL_ONE * _middle(sizes) if len(sizes) >= SPECK_FACES else 0.0
+    # A speck's round spot is also far smaller than the sure faces' pips (a one's pip is bigger).
+    sure = _sure_pip_radius(chosen)
+    smallest = SPECK_PIP * sure if sure < np.inf else 0.0
+    return [f for f in chosen if f.value > 1 or (f.size >= least and not (f.pips and f.radius < smallest))]
 
 
 # A one whose face is under this share of the median sure face of several pips is a speck, where
 # at least SPECK_FACES such faces tell the dice's size.
 SMALL_ONE, SPECK_FACES = 0.5, 2
+# So is a one whose pip's radius is under this share of the median pip of the faces of several pips
+# the scorer is SETTLED sure of: in a close photo of a plain mat, dust passes for ones (nell-byler
+# x1.5 / x2 / x3, false dice 31 / 36 / 37 -> 25 / 31 / 29, one die fewer read at x1.5 and at x3;
+# fully held out, nell-byler 13 -> 11; at their own size matteop65 13 -> 12, nell-byler the same).
+SPECK_PIP = 0.75
 
 
 def _top_faces(bgr: np.ndarray, look: _Look | None = None) -> tuple[list["_Face"], list["_Face"], list[Square]]:
@@ -760,9 +766,14 @@ def _bead_like(chosen: list["_Face"]) -> np.ndarray:
     """Which chosen faces are ones whose pip is far bigger than the sure faces' pips: a one's pip is
     a third or so bigger than the others', a bead's round spot twice as big or more (though some
     dice have a one's pip that big: nell-byler's show a few, which the judge is sure of)."""
-    sized = [f.radius for f in chosen if f.value > 1 and f.pips and f.certainty >= SETTLED]
-    biggest = BIG_ONE * _middle(sized) if sized else np.inf
+    biggest = BIG_ONE * _sure_pip_radius(chosen)
     return np.array([f.value == 1 and f.radius > biggest for f in chosen], bool)
+
+
+def _sure_pip_radius(chosen: list["_Face"]) -> float:
+    """The median pip radius of the faces of two or more pips the scorer is SETTLED sure of (inf with none)."""
+    sized = [f.radius for f in chosen if f.value > 1 and f.pips and f.certainty >= SETTLED]
+    return _middle(sized) if sized else np.inf
 
 
 # A one whose pip's radius is over this many times the sure faces' pips' is judged however sure,

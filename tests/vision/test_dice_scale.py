@@ -4,6 +4,7 @@ resized to the pip size the reader reads best, and only those."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -184,7 +185,27 @@ def test_specks_of_dust_on_a_close_photo_of_a_mat_are_not_read_as_ones(monkeypat
     photos = _photos("nell-byler-1208", 4)
     specks_left_out = _false_dice(photos, 1.5)
     monkeypatch.setattr(dice, "SMALL_ONE", 0.0)  # as the reader was: any small one stands
+    monkeypatch.setattr(dice, "SPECK_PIP", 0.0)  # (the pip's size alone tells most of them too)
     assert specks_left_out <= _false_dice(photos, 1.5) - 3
+
+
+def test_specks_far_smaller_than_the_sure_faces_pips_are_not_read_as_ones_in_a_close_photo(monkeypatch):
+    photos = _photos("nell-byler-1208", 1)
+    false_dice = _false_dice(photos, 1.5)
+    monkeypatch.setattr(dice, "SPECK_PIP", 0.0)  # as the reader was: only the face's size told specks
+    assert false_dice <= _false_dice(photos, 1.5) - 4, false_dice
+
+
+def test_a_one_whose_pip_is_far_smaller_than_the_sure_faces_pips_is_a_speck():
+    face = dice._Face
+    sure = [face((0, 1, 2), 3, (100.0, 100.0), 8.0, 0.0, 0.0, radius=2.0, certainty=0.99),
+            face((3, 4), 2, (200.0, 100.0), 8.0, 0.0, 0.0, radius=2.4, certainty=0.97)]
+    speck = face((5,), 1, (300.0, 100.0), 8.0, 0.0, 0.2, radius=1.4, certainty=0.9)
+    one = face((6,), 1, (400.0, 100.0), 8.0, 0.0, 0.2, radius=2.8, certainty=0.9)
+    assert dice._without_specks(sure + [speck, one]) == sure + [one]
+    # Measured only against faces the scorer is all but certain of.
+    unsure = [replace(f, certainty=0.9) for f in sure]
+    assert dice._without_specks(unsure + [speck]) == unsure + [speck]
 
 
 def test_only_ones_far_smaller_than_the_sure_faces_are_specks():
