@@ -243,9 +243,9 @@ MAX_PIPS = 1500
 
 
 def _without_specks(chosen: list["_Face"]) -> list["_Face"]:
-    """The chosen faces less the ones far smaller than the frame's sure faces of several pips: a
-    one's pip is bigger than the other faces' pips, and specks of dust on a mat, in a close or
-    sharp photo, pass for pips."""
+    """The chosen faces less the ones far smaller than the frame's sure faces of several pips, or
+    whose pip is far smaller than their pips: a one's pip is bigger than the other faces' pips, and
+    specks of dust on a mat, in a close or sharp photo, pass for pips."""
     sizes = [f.size for f in chosen if f.value > 1 and f.certainty >= 0.5]
     least = SMALL_ONE * _middle(sizes) if len(sizes) >= SPECK_FACES else 0.0
     # A speck's round spot is also far smaller than the sure faces' pips (a one's pip is bigger).
