@@ -372,11 +372,13 @@ def _pip_evidence(bgr: np.ndarray, look: _Look, coarse: bool = False) -> tuple[f
 def _dice_on_bodies(bgr: np.ndarray, faces: list["_Face"]) -> list["_Face"]:
     """The faces (of a look at a smaller size than the frame's) that the judge finds a die at, each
     on a body that stands out from the table, when at least FEW_LEAST of them are; else none."""
+    # The rings first: a few samples each, where the judge costs a network pass a face.
+    faces = [f for f in faces if _on_own_body(bgr, f)]
     if _JUDGE is None or len(faces) < FEW_LEAST:
         return []
     chance = _JUDGE.judge(bgr, np.array([f.centre for f in faces], np.float64),
                           np.array([DIE_PER_FACE * f.size for f in faces])).die
-    dice_ = [f for f, p in zip(faces, chance) if p >= FEW_DIE and _on_own_body(bgr, f)]
+    dice_ = [f for f, p in zip(faces, chance) if p >= FEW_DIE]
     return dice_ if len(dice_) >= FEW_LEAST else []
 
 
@@ -400,9 +402,10 @@ def _on_own_body(bgr: np.ndarray, face: "_Face") -> bool:
 # read as ones and twos) and a grey round button on a white tray. Over 40 simulator frames of
 # things and no dice, pip-less cubes, tokens and cards passed for ones and set the size: 54 false
 # dice with the judge alone, 24 with two or more faces, 5 with the rings, none with both (as
-# before: none). A one's die side comes from its pip: matteop65's ones have big pips, their sides come out about three times too big, and both
-# rings lie on the table, beside the die and farther off; they pass where those differ (shadow,
-# uneven light or cloth) and are refused on an even table, where the frame is read as before.
+# before: none). A one's die side comes from its pip: matteop65's ones have big pips, their sides
+# come out about three times too big, and both rings lie on the table, beside the die and farther
+# off; they pass where those differ (shadow, uneven light or cloth) and are refused on an even
+# table, where the frame is read as before.
 FEW_DIE, FEW_LEAST = 0.9, 2
 BODY_RINGS, BODY_STANDS_OUT = (0.36, 0.85), 30.0
 # A ring of samples about a point: sixteen directions, as unit offsets.
