@@ -806,12 +806,20 @@ def _spaced(order: list[int], centres: np.ndarray, sides: np.ndarray,
             taken: list[tuple[np.ndarray, float]]) -> list[int]:
     """The places in `order`, each dropped when it lies within DIE_SPACING of its side (or of the
     taken die's side, when bigger) of a taken die (centre, side), or of a place kept before it."""
+    if not order:
+        return []
+    # All distances at once: a pair at a time cost ~0.25 ms a photo of nine dice.
+    at = centres[order]
+    reach = DIE_SPACING * sides[order]
+    taken_at = np.array([centre for centre, _ in taken], np.float64).reshape(-1, 2)
+    taken_reach = DIE_SPACING * np.array([side for _, side in taken], np.float64)
+    near_taken = (_gaps(at, taken_at) < np.maximum(reach[:, None], taken_reach[None, :])).any(axis=1)
+    gaps = _gaps(at, at)
     kept: list[int] = []
-    for k in order:
-        if not any(np.hypot(*(centres[k] - centre)) < DIE_SPACING * max(sides[k], side)
-                   for centre, side in taken + [(centres[j], 0.0) for j in kept]):
-            kept.append(k)
-    return kept
+    for n in np.flatnonzero(~near_taken).tolist():
+        if not (gaps[n, kept] < reach[n]).any():
+            kept.append(n)
+    return [order[n] for n in kept]
 
 
 def _own_side(face: "_Face") -> float:

@@ -44,8 +44,11 @@ class Pips:
 def sample(image: np.ndarray, xy: np.ndarray) -> np.ndarray:
     """Pixel values at float positions (nearest pixel, clipped to the image), as float32."""
     h, w = image.shape[:2]
-    x = np.clip(np.rint(xy[..., 0]).astype(np.intp), 0, w - 1)
-    y = np.clip(np.rint(xy[..., 1]).astype(np.intp), 0, h - 1)
+    x = np.rint(xy[..., 0]).astype(np.intp)
+    y = np.rint(xy[..., 1]).astype(np.intp)
+    # In place, by ufunc: np.clip's wrapper costs twice the clipping on these small arrays.
+    np.minimum(np.maximum(x, 0, out=x), w - 1, out=x)
+    np.minimum(np.maximum(y, 0, out=y), h - 1, out=y)
     return image[y, x].astype(np.float32)
 
 
