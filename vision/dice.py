@@ -222,7 +222,8 @@ def _first_look(bgr: np.ndarray) -> _Look:
     candidates = _candidate_faces(bgr, pips, every_one=_SCORER is not None)
     if _SCORER is not None:
         candidates = [f for f in candidates if f.value > 1 or not _cut_off(bgr.shape, f)]
-        chosen = _without_specks(_chosen_faces(candidates, _SCORER.probability(face_features(bgr, pips, candidates))))
+        chosen = _chosen_faces(candidates, _SCORER.probability(face_features(bgr, pips, candidates)))
+        chosen = _without_side_faces(_without_specks(chosen))
     else:
         plain = _plain_shares(bgr, candidates) >= PLAIN_SHARE
         chosen = _frontal_faces(pips, [f for f, ok in zip(candidates, plain) if ok])
@@ -262,6 +263,29 @@ SMALL_ONE, SPECK_FACES = 0.5, 2
 # x1.5 / x2 / x3, false dice 31 / 36 / 37 -> 25 / 31 / 29, one die fewer read at x1.5 and at x3;
 # fully held out, nell-byler 13 -> 11; at their own size matteop65 13 -> 12, nell-byler the same).
 SPECK_PIP = 0.75
+
+
+def _without_side_faces(chosen: list["_Face"]) -> list["_Face"]:
+    """The chosen faces less the unsure faces of several pips that lie within ONE_SIDES face sides
+    of a SURE_ONE sure one and whose pips are under 1/SIDE_PIPS of its pip: that die's side faces,
+    seen edge-on."""
+    ones = [f for f in chosen if f.value == 1 and f.pips and f.certainty >= SURE_ONE]
+    if not ones:
+        return chosen
+    centres = np.array([f.centre for f in ones], np.float64)
+    reach = ONE_SIDES * np.array([f.size for f in ones])
+    radius = np.array([f.radius for f in ones])
+    return [f for f in chosen if f.value == 1 or f.certainty >= SETTLED
+            or not ((_gaps(np.array([f.centre]), centres)[0] < reach) & (SIDE_PIPS * f.radius < radius)).any()]
+
+
+# A one the scorer is this sure of has side faces within this many of its face sides (a one's face
+# size, from its pip, is half or less of its die's side in matteop65's close photos). Measured with
+# SIDE_PIPS' rule in _pip_evidence: matteop65 in sample 1192 -> 1193 dice read, held out (two-fold)
+# 1180 -> 1181; resized x1.5 / x2 / x3, +2 / +5 / +4 dice, false dice +1 / -1 / 0 (most of x3's
+# from _pip_evidence's rule); nell-byler the same at every size but x3, one false die more; fully
+# held out, the simulator and its clutter frames the same.
+SURE_ONE, ONE_SIDES = 0.9, 2.5
 
 
 def _top_faces(bgr: np.ndarray, look: _Look | None = None) -> tuple[list["_Face"], list["_Face"], list[Square]]:
@@ -359,6 +383,14 @@ def _pip_evidence(bgr: np.ndarray, look: _Look, coarse: bool = False) -> tuple[f
     evidence = sum(f.certainty for f in sure)
     if not several:
         return evidence, _middle([ONE_PIP * f.radius for f in sure])
+    # A sure one's pip says more than far smaller pips, of half-sure faces that weigh less: its die's
+    # side faces seen edge-on (a photo of one die showing a one was enlarged until its pip was too
+    # big to find; matteop65 x3, 4 dice more read).
+    ones = [f for f in sure if f.value == 1]
+    if (ones and sum(f.certainty for f in ones) > sum(f.certainty for f in several)
+            and max(f.certainty for f in several) < SETTLED
+            and SIDE_PIPS * _middle([f.radius for f in several]) < _middle([f.radius for f in ones])):
+        return evidence, _middle([ONE_PIP * f.radius for f in ones])
     # In a close photo, specks and bits of side faces make half-sure faces of small pips that pull
     # the median into range: pips the surest faces find too big are believed (nell-byler enlarged 3
     # times: 88.9 -> 92.6 % read, false dice 68 -> 38; x2 and matteop65 x1.5-3 a die or more each
@@ -424,6 +456,9 @@ BIG_PIPS = 1.1
 # A two whose pips are over this many times the radius of the sure faces of three or more pips is
 # two dice seen as pips (2.5 and 3 read the photo sets alike, resized or not).
 BODY_AS_PIP = 3.0
+# Pips under 1/SIDE_PIPS of a sure one's pip are of its die's side faces (a one's own pip is only a
+# third or so bigger than the other faces' pips).
+SIDE_PIPS = 2.5
 
 
 # Frames whose pips' radius (pixels) lies within PIP_RANGE are read as they are; smaller pips are
