@@ -663,8 +663,11 @@ def judge_proposals(chosen: list["_Face"], candidates: list["_Face"], squares: l
 def _loose_pips(chosen: list["_Face"], pips: Pips | None) -> list[tuple[float, float]]:
     """The centres of the clear, round pips of about the chosen faces' pip size that lie beyond every
     chosen face: a die whose other pips were missed (faint, on a swirled body), or a one whose face
-    the lone-pip rules doubted, shows at least one."""
-    sized = [f.radius for f in chosen if f.value > 1 and f.pips]
+    the lone-pip rules doubted, shows at least one. Where only ones are chosen, of about their pips' size."""
+    # With only ones chosen, their pips tell the size: a photo of ones shows a blurred one's pip that
+    # no lone-pip rule took (matteop65 in sample 1193 -> 1194 dice read; resized x0.5 / x0.75 / x3 +1
+    # die each, x2 2 false dice more; held out and nell-byler at every size the same).
+    sized = [f.radius for f in chosen if f.value > 1 and f.pips] or [f.radius for f in chosen if f.pips]
     if pips is None or not len(pips) or not sized:
         return []
     radius = _middle(sized)

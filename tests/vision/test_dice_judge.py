@@ -335,6 +335,16 @@ def test_a_pip_within_a_face_side_of_a_chosen_face_is_no_loose_pip(monkeypatch):
     assert judge.looks == 1  # the pip beyond every face only
 
 
+def test_with_only_ones_chosen_the_loose_pips_are_those_of_about_the_ones_pip_size():
+    ones = [replace(_face(100, 100, 1), radius=4.0), replace(_face(200, 100, 1), radius=4.0)]
+    # A blurred one's pip the lone-pip rules doubted, and a speck far smaller than the ones' pips.
+    pips = _pips([(300, 200, 4.0, 120, 0.9), (300, 40, 1.5, 120, 0.9)])
+    assert dice._loose_pips(ones, pips) == [(300.0, 200.0)]
+    # Faces of several pips, where chosen, tell the size instead.
+    three = replace(_face(100, 250, 3), radius=2.0)
+    assert dice._loose_pips(ones + [three], pips) == [(300.0, 40.0)]
+
+
 def test_loose_pips_find_dice_on_photos_that_faces_and_bodies_miss(monkeypatch):
     name = "nell-byler-1208"
     truth = _truth(name)
