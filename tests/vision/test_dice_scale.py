@@ -251,6 +251,18 @@ def test_unsure_faces_of_far_smaller_pips_beside_a_sure_one_are_its_side_faces()
     assert dice._without_side_faces([replace(one, certainty=0.8), side]) == [replace(one, certainty=0.8), side]
 
 
+def test_two_ones_whose_pips_a_candidate_two_holds_are_read_as_that_two():
+    face = dice._Face
+    ones = [face((3,), 1, (100.0, 100.0), 20.0, 0.0, 0.1, radius=4.0, certainty=0.9),
+            face((4,), 1, (130.0, 130.0), 20.0, 0.0, 0.1, radius=4.0, certainty=0.8)]
+    two = face((3, 4), 2, (115.0, 115.0), 21.0, 45.0, 0.1, radius=4.0)
+    six = face((5, 6, 7, 8, 9, 10), 6, (300.0, 100.0), 20.0, 0.0, 0.1, radius=3.0, certainty=0.99)
+    assert dice._twos_not_ones(ones + [six], [two]) == [replace(two, certainty=0.8), six]
+    # Two dice's pips: the two would be far bigger than the faces of several pips.
+    small = replace(six, step=12.0)
+    assert dice._twos_not_ones(ones + [small], [two]) == ones + [small]
+
+
 def test_side_faces_of_dice_showing_ones_in_a_close_photo_are_not_read_as_dice(monkeypatch):
     photo = [_photo("matteop65", "dice_48.jpg")]
     assert [d["value"] for d in photo[0][1]["dice"]] == [1] * 5
