@@ -268,13 +268,14 @@ SPECK_PIP = 0.75
 def _twos_not_ones(chosen: list["_Face"], candidates: list["_Face"]) -> list["_Face"]:
     """The chosen faces with each pair of ones whose pips a candidate two holds (the path between
     them plain body colour: one face) read as that two, unless that two is over SIZE_RANGE's top
-    times the chosen faces of several pips (two dice's pips)."""
+    times the SETTLED faces of several pips (two dice's pips)."""
     # A face scorer that has not seen a camera's twos may take each pip for a one: with the scorer
-    # trained on the other half of each set (fully held out), matteop65 1134 -> 1137 dice read and
-    # 47 -> 42 false dice; in sample and held out the same; resized x2 -2 dice (a one and a pip of
-    # its die's front face), other sizes, the simulator and its clutter frames the same.
+    # trained on the other half of each set (fully held out), matteop65 1134 -> 1138 dice read and
+    # 47 -> 41 false dice; in sample and held out the same; resized x2 -2 dice (a one and a pip of
+    # its die's front face), other sizes, the simulator and its clutter frames the same. Measured
+    # against all faces of several pips, a half-sure side face kept a real two from counting.
     ones = {f.pips[0]: k for k, f in enumerate(chosen) if f.value == 1 and f.pips}
-    measured = [f.size for f in chosen if f.value > 1]
+    measured = [f.size for f in chosen if f.value > 1 and f.certainty >= SETTLED]
     largest = SIZE_RANGE[1] * _middle(measured) if measured else np.inf
     pairs = [(two, ones[two.pips[0]], ones[two.pips[1]]) for two in candidates
              if two.value == 2 and len(two.pips) == 2 and all(p in ones for p in two.pips) and two.size <= largest]

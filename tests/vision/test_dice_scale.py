@@ -261,6 +261,9 @@ def test_two_ones_whose_pips_a_candidate_two_holds_are_read_as_that_two():
     # Two dice's pips: the two would be far bigger than the faces of several pips.
     small = replace(six, step=12.0)
     assert dice._twos_not_ones(ones + [small], [two]) == ones + [small]
+    # Only faces the scorer is all but certain of tell that size (not a half-sure side face).
+    unsure = replace(small, certainty=0.6)
+    assert dice._twos_not_ones(ones + [unsure], [two]) == [replace(two, certainty=0.8), unsure]
 
 
 def test_side_faces_of_dice_showing_ones_in_a_close_photo_are_not_read_as_dice(monkeypatch):
