@@ -222,8 +222,9 @@ def _first_look(bgr: np.ndarray) -> _Look:
     candidates = _candidate_faces(bgr, pips, every_one=_SCORER is not None)
     if _SCORER is not None:
         candidates = [f for f in candidates if f.value > 1 or not _cut_off(bgr.shape, f)]
-        chosen = _chosen_faces(candidates, _SCORER.probability(face_features(bgr, pips, candidates)))
-        chosen = _without_side_faces(_without_specks(_twos_not_ones(chosen, candidates)))
+        probability = _SCORER.probability(face_features(bgr, pips, candidates))
+        chosen = _chosen_faces(candidates, probability)
+        chosen = _without_side_faces(_without_specks(_twos_not_ones(chosen, candidates, probability)))
     else:
         plain = _plain_shares(bgr, candidates) >= PLAIN_SHARE
         chosen = _frontal_faces(pips, [f for f, ok in zip(candidates, plain) if ok])
@@ -265,30 +266,45 @@ SMALL_ONE, SPECK_FACES = 0.5, 2
 SPECK_PIP = 0.75
 
 
-def _twos_not_ones(chosen: list["_Face"], candidates: list["_Face"]) -> list["_Face"]:
-    """The chosen faces with each pair of ones whose pips a candidate two holds (the path between
-    them plain body colour: one face) read as that two, unless that two is over SIZE_RANGE's top
-    times the SETTLED faces of several pips (two dice's pips)."""
-    # A face scorer that has not seen a camera's twos may take each pip for a one: with the scorer
-    # trained on the other half of each set (fully held out), matteop65 1134 -> 1138 dice read and
-    # 47 -> 41 false dice; in sample and held out the same; resized x2 -2 dice (a one and a pip of
-    # its die's front face), other sizes, the simulator and its clutter frames the same. Measured
-    # against all faces of several pips, a half-sure side face kept a real two from counting.
+def _twos_not_ones(chosen: list["_Face"], candidates: list["_Face"], probability: np.ndarray) -> list["_Face"]:
+    """The chosen faces with ones read as a candidate two (the path between its pips plain body
+    colour: one face) that holds their pips: two chosen ones, or one chosen one and a pip no chosen
+    face holds where the scorer finds the two likely and its pips alike in size (TWO_PIPS). Not a
+    two over SIZE_RANGE's top times the SETTLED faces of several pips (two dice's pips)."""
+    # A face scorer that has not seen a camera's twos may take each pip for a one, or one pip for a
+    # one and the other for nothing: with the scorer trained on the other half of each set (fully
+    # held out), matteop65 1134 -> 1146 dice read and 47 -> 41 false dice; in sample and held out
+    # the same; resized, matteop65 x2 -2 dice (a one and a pip of its die's front face), nell-byler
+    # x0.5 +1 die; the simulator and its clutter frames the same. Measured against all faces of
+    # several pips, a half-sure side face kept a real two from counting.
     ones = {f.pips[0]: k for k, f in enumerate(chosen) if f.value == 1 and f.pips}
     measured = [f.size for f in chosen if f.value > 1 and f.certainty >= SETTLED]
     largest = SIZE_RANGE[1] * _middle(measured) if measured else np.inf
-    pairs = [(two, ones[two.pips[0]], ones[two.pips[1]]) for two in candidates
-             if two.value == 2 and len(two.pips) == 2 and all(p in ones for p in two.pips) and two.size <= largest]
-    if not pairs:
-        return chosen
+    twos = [(two, float(p)) for two, p in zip(candidates, probability)
+            if two.value == 2 and len(two.pips) == 2 and two.size <= largest and any(q in ones for q in two.pips)]
     out = list(chosen)
-    dropped = set()
-    for two, a, b in pairs:
-        if a in dropped or b in dropped:
+    gone: set[int] = set()
+    for two, _ in twos:
+        a, b = (ones.get(q) for q in two.pips)
+        if a is not None and b is not None and not {a, b} & gone:
+            out[a] = replace(two, certainty=min(chosen[a].certainty, chosen[b].certainty))
+            gone.add(b)
+    held = {q for f in chosen for q in f.pips}
+    for two, p in twos:
+        mine = [ones[q] for q in two.pips if q in ones]
+        if len(mine) != 1 or any(q in held and q not in ones for q in two.pips) or p < _SCORER.threshold:
             continue
-        out[a] = replace(two, certainty=min(chosen[a].certainty, chosen[b].certainty))
-        dropped.add(b)
-    return [f for k, f in enumerate(out) if k not in dropped]
+        one = out[mine[0]]
+        # The other pip's radius from the two's mean: a pip of the one's side face is smaller.
+        other = 2.0 * two.radius - one.radius
+        if one.value == 1 and mine[0] not in gone and max(one.radius, other) <= TWO_PIPS * min(one.radius, other):
+            out[mine[0]] = replace(two, certainty=p)
+    return [f for k, f in enumerate(out) if k not in gone]
+
+
+# A two's pips differ in radius by at most this factor (in small photos, a one's pip and the pip of
+# its die's front face differ by 1.3-1.4: matteop65 at half size lost 3 dice to such twos).
+TWO_PIPS = 1.25
 
 
 def _without_side_faces(chosen: list["_Face"]) -> list["_Face"]:
