@@ -345,6 +345,14 @@ def test_with_only_ones_chosen_the_loose_pips_are_those_of_about_the_ones_pip_si
     assert dice._loose_pips(ones + [three], pips) == [(300.0, 40.0)]
 
 
+def test_with_only_ones_chosen_the_dice_size_is_the_ones_not_a_side_face_candidates():
+    ones = [_face(100, 100, 1, size=30.0), _face(200, 100, 1, size=34.0)]
+    side_face = _face(115, 125, 3, size=16.0)  # a candidate of small pips on a one's side face
+    assert dice._typical_face(ones, [side_face]) == pytest.approx(32.0)
+    # With nothing chosen, the candidates still tell the size.
+    assert dice._typical_face([], [side_face]) == pytest.approx(16.0)
+
+
 def test_loose_pips_find_dice_on_photos_that_faces_and_bodies_miss(monkeypatch):
     name = "nell-byler-1208"
     truth = _truth(name)

@@ -172,11 +172,10 @@ def test_a_die_the_judge_adds_is_read_at_the_frames_die_side_where_a_chosen_face
     few_pips = _face(300, 200, 2, size=12.0)  # two pips of a six: a fit far smaller than its die
     dice._judged_faces(image, [_face(100, 100, 3, certainty=dice.SETTLED)], [few_pips], squares=[])
     assert values.sides == [pytest.approx(dice.DIE_PER_FACE * 20.0)]
-    # Ones alone tell the size only by a guess (here the candidates' median face, 14 px): the place
-    # keeps its own side.
+    # Ones alone tell the size only by a guess (here the one's face, 14 px): the place keeps its own side.
     values.sides.clear()
     candidates = [few_pips, _face(200, 250, 2, size=16.0)]
-    dice._judged_faces(image, [_face(100, 100, 1, certainty=dice.SETTLED)], candidates, squares=[])
+    dice._judged_faces(image, [_face(100, 100, 1, size=14.0, certainty=dice.SETTLED)], candidates, squares=[])
     assert values.sides == [pytest.approx(dice.DIE_PER_FACE * 12.0)]
 
 
