@@ -370,6 +370,18 @@ def test_loose_pips_find_dice_on_photos_that_faces_and_bodies_miss(monkeypatch):
     assert right[True] >= right[False] + 8
 
 
+def test_an_unsure_face_the_judge_finds_part_of_a_settled_faces_die_is_dropped(monkeypatch):
+    image = np.full((300, 400, 3), 90, np.uint8)
+    top = _face(100, 100, 3, certainty=dice.SETTLED)
+    side = _face(118, 100, 3, certainty=0.7)  # a side face's pips, fitted as a three beside the top face
+    monkeypatch.setattr(dice, "_JUDGE", _FakeJudge([(100, 100, 3)], reach=0.7))
+    faces = dice._judged_faces(image, [top, side], [], squares=[])
+    assert [f.centre for f in faces] == [top.centre]
+    # The judge does find a die at the side face's place, so the veto alone kept it.
+    monkeypatch.setattr(dice, "ONTO_SETTLED", 0.0)
+    assert [f.centre for f in dice._judged_faces(image, [top, side], [], squares=[])] == [top.centre, side.centre]
+
+
 def test_a_die_sized_body_is_a_die_on_less_of_the_judges_word_than_a_place_without_one(monkeypatch):
     image = np.full((300, 400, 3), 90, np.uint8)
     chosen = [_face(100, 100, 3), _face(200, 100, 4)]
