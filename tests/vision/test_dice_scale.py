@@ -122,8 +122,9 @@ def test_two_small_dark_dice_side_by_side_do_not_overrule_the_pips_of_a_face_of_
     # reader once took the median pip over such twos and the faces of small pips: a third of these
     # photos were read as they were (pips of 1.5 px, the smallest found) or shrunk further. (By its
     # own size and smaller ones: a frame this small is also looked at twice as big, which hides it.)
+    # (10 of 60 when overlaps were measured in every candidate's size, 7 since only likely faces'.)
     monkeypatch.setattr(dice, "BODY_AS_PIP", np.inf)  # as the reader was: every two's pips count
-    assert enlarged >= sum(dice._sized_by_pips(s, dice._first_look(s)) > 1.3 for s in small) + 8, enlarged
+    assert enlarged >= sum(dice._sized_by_pips(s, dice._first_look(s)) > 1.3 for s in small) + 6, enlarged
 
 
 def test_a_small_photo_that_no_sure_face_tells_of_is_looked_at_twice_as_big(monkeypatch):
@@ -279,6 +280,15 @@ def test_a_one_whose_pip_a_likely_two_holds_with_a_pip_no_face_took_is_that_two(
     # The other pip is another chosen face's.
     three = face((4, 5, 6), 3, (160.0, 160.0), 20.0, 0.0, 0.1, radius=4.0, certainty=0.9)
     assert dice._twos_not_ones([one, three], [two], np.array([0.7])) == [one, three]
+
+
+def test_faces_overlap_by_the_size_of_the_likely_faces_not_of_every_small_fit():
+    face = dice._Face
+    one = face((0,), 1, (100.0, 100.0), 10.0, 0.0, 0.1, radius=4.0)
+    front = face((1, 2, 3, 4, 5), 5, (100.0, 117.0), 10.0, 0.0, 0.1, radius=3.0)  # the same die's front face
+    specks = [face((6 + k, 11 + k), 2, (300.0 + 20 * k, 300.0), 4.0, 0.0, 0.1, radius=1.0) for k in range(5)]
+    chosen = dice._chosen_faces([one, front, *specks], np.array([0.9, 0.8] + [0.1] * 5))
+    assert [f.centre for f in chosen] == [one.centre]
 
 
 def test_side_faces_of_dice_showing_ones_in_a_close_photo_are_not_read_as_dice(monkeypatch):
