@@ -267,39 +267,32 @@ SPECK_PIP = 0.75
 
 
 def _twos_not_ones(chosen: list["_Face"], candidates: list["_Face"], probability: np.ndarray) -> list["_Face"]:
-    """The chosen faces with ones read as a candidate two (the path between its pips plain body
-    colour: one face) that holds their pips: two chosen ones, or one chosen one and a pip no chosen
-    face holds where the scorer finds the two likely and its pips alike in size (TWO_PIPS). Not a
-    two over SIZE_RANGE's top times the SETTLED faces of several pips (two dice's pips)."""
-    # A face scorer that has not seen a camera's twos may take each pip for a one, or one pip for a
-    # one and the other for nothing: with the scorer trained on the other half of each set (fully
-    # held out), matteop65 1134 -> 1146 dice read and 47 -> 41 false dice; in sample and held out
-    # the same; resized, matteop65 x2 -2 dice (a one and a pip of its die's front face), nell-byler
-    # x0.5 +1 die; the simulator and its clutter frames the same. Measured against all faces of
-    # several pips, a half-sure side face kept a real two from counting.
+    """The chosen faces with each one read as a candidate two (the path between its pips plain body
+    colour: one face) that holds its pip and a pip no chosen face holds, where the scorer finds the
+    two likely and its pips alike in size (TWO_PIPS); not a two over SIZE_RANGE's top times the
+    SETTLED faces of several pips (two dice's pips)."""
+    # A face scorer that has not seen a camera's twos may take one pip for a one and the other for
+    # nothing: with the scorer trained on the other half of each set (fully held out), matteop65
+    # 1134 -> 1145 dice read, 47 -> 39 false dice (with the rules after it); in sample and held out
+    # the same. Two chosen ones were once read as a two as well: touching dice showing ones in the
+    # simulator's full tables were then lost (19 of 18,200 dice).
     ones = {f.pips[0]: k for k, f in enumerate(chosen) if f.value == 1 and f.pips}
+    held = {q for f in chosen for q in f.pips}
     measured = [f.size for f in chosen if f.value > 1 and f.certainty >= SETTLED]
     largest = SIZE_RANGE[1] * _middle(measured) if measured else np.inf
-    twos = [(two, float(p)) for two, p in zip(candidates, probability)
-            if two.value == 2 and len(two.pips) == 2 and two.size <= largest and any(q in ones for q in two.pips)]
     out = list(chosen)
-    gone: set[int] = set()
-    for two, _ in twos:
-        a, b = (ones.get(q) for q in two.pips)
-        if a is not None and b is not None and not {a, b} & gone:
-            out[a] = replace(two, certainty=min(chosen[a].certainty, chosen[b].certainty))
-            gone.add(b)
-    held = {q for f in chosen for q in f.pips}
-    for two, p in twos:
+    for two, p in zip(candidates, probability):
+        if two.value != 2 or len(two.pips) != 2 or two.size > largest or p < _SCORER.threshold:
+            continue
         mine = [ones[q] for q in two.pips if q in ones]
-        if len(mine) != 1 or any(q in held and q not in ones for q in two.pips) or p < _SCORER.threshold:
+        if len(mine) != 1 or sum(q in held for q in two.pips) != 1:
             continue
         one = out[mine[0]]
         # The other pip's radius from the two's mean: a pip of the one's side face is smaller.
         other = 2.0 * two.radius - one.radius
-        if one.value == 1 and mine[0] not in gone and max(one.radius, other) <= TWO_PIPS * min(one.radius, other):
-            out[mine[0]] = replace(two, certainty=p)
-    return [f for k, f in enumerate(out) if k not in gone]
+        if one.value == 1 and max(one.radius, other) <= TWO_PIPS * min(one.radius, other):
+            out[mine[0]] = replace(two, certainty=float(p))
+    return out
 
 
 # A two's pips differ in radius by at most this factor (in small photos, a one's pip and the pip of

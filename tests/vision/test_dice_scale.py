@@ -252,22 +252,6 @@ def test_unsure_faces_of_far_smaller_pips_beside_a_sure_one_are_its_side_faces()
     assert dice._without_side_faces([replace(one, certainty=0.8), side]) == [replace(one, certainty=0.8), side]
 
 
-def test_two_ones_whose_pips_a_candidate_two_holds_are_read_as_that_two():
-    face = dice._Face
-    ones = [face((3,), 1, (100.0, 100.0), 20.0, 0.0, 0.1, radius=4.0, certainty=0.9),
-            face((4,), 1, (130.0, 130.0), 20.0, 0.0, 0.1, radius=4.0, certainty=0.8)]
-    two = face((3, 4), 2, (115.0, 115.0), 21.0, 45.0, 0.1, radius=4.0)
-    six = face((5, 6, 7, 8, 9, 10), 6, (300.0, 100.0), 20.0, 0.0, 0.1, radius=3.0, certainty=0.99)
-    unlikely = np.array([0.2])  # the scorer's chance of the two: not needed when both pips are ones
-    assert dice._twos_not_ones(ones + [six], [two], unlikely) == [replace(two, certainty=0.8), six]
-    # Two dice's pips: the two would be far bigger than the faces of several pips.
-    small = replace(six, step=12.0)
-    assert dice._twos_not_ones(ones + [small], [two], unlikely) == ones + [small]
-    # Only faces the scorer is all but certain of tell that size (not a half-sure side face).
-    unsure = replace(small, certainty=0.6)
-    assert dice._twos_not_ones(ones + [unsure], [two], unlikely) == [replace(two, certainty=0.8), unsure]
-
-
 def test_a_one_whose_pip_a_likely_two_holds_with_a_pip_no_face_took_is_that_two():
     face = dice._Face
     one = face((3,), 1, (100.0, 100.0), 20.0, 0.0, 0.1, radius=4.0, certainty=0.9)
@@ -277,9 +261,17 @@ def test_a_one_whose_pip_a_likely_two_holds_with_a_pip_no_face_took_is_that_two(
     # A mean pip radius of 3 px: the other pip's is 2 px against the one's 4, a pip of its side face.
     side = replace(two, radius=3.0)
     assert dice._twos_not_ones([one], [side], np.array([0.7])) == [one]
-    # The other pip is another chosen face's.
-    three = face((4, 5, 6), 3, (160.0, 160.0), 20.0, 0.0, 0.1, radius=4.0, certainty=0.9)
+    # The other pip is another chosen face's: a three's, or a one's (touching dice showing ones).
+    three = face((4, 5, 6), 3, (160.0, 160.0), 20.0, 0.0, 0.1, radius=4.0, certainty=0.99)
     assert dice._twos_not_ones([one, three], [two], np.array([0.7])) == [one, three]
+    other_one = face((4,), 1, (130.0, 130.0), 20.0, 0.0, 0.1, radius=4.0, certainty=0.9)
+    assert dice._twos_not_ones([one, other_one], [two], np.array([0.7])) == [one, other_one]
+    # Two dice's pips: the two would be far bigger than the settled faces of several pips (not
+    # than a half-sure side face).
+    small = replace(three, step=12.0, centre=(300.0, 100.0), pips=(7, 8, 9))
+    assert dice._twos_not_ones([one, small], [two], np.array([0.7])) == [one, small]
+    unsure = replace(small, certainty=0.6)
+    assert dice._twos_not_ones([one, unsure], [two], np.array([0.7])) == [replace(two, certainty=0.7), unsure]
 
 
 def test_faces_overlap_by_the_size_of_the_likely_faces_not_of_every_small_fit():
