@@ -335,6 +335,23 @@ def test_a_pip_within_a_face_side_of_a_chosen_face_is_no_loose_pip(monkeypatch):
     assert judge.looks == 1  # the pip beyond every face only
 
 
+def test_a_loose_pip_inside_a_die_the_other_places_found_is_not_looked_at(monkeypatch):
+    image = np.full((300, 400, 3), 90, np.uint8)
+    chosen = [replace(_face(100, 100, 3, certainty=dice.SETTLED), radius=3.0),
+              replace(_face(200, 100, 4, certainty=dice.SETTLED), radius=3.0)]
+    unchosen = [_face(300, 200, 2)]  # a candidate face on a die the reader did not choose
+    pips = _pips([(306, 204, 3.0, 120, 0.9)])  # one of that die's pips, loose
+    judge = _FakeJudge([(100, 100, 3), (200, 100, 4), (300, 200, 2)])
+    monkeypatch.setattr(dice, "_JUDGE", judge)
+    faces = dice._judged_faces(image, chosen, unchosen, squares=[], pips=pips)
+    assert judge.looks == 1 and len(faces) == 3
+    # Looked at, the loose pip finds the same die (and costs a look and a second look).
+    monkeypatch.setattr(dice, "LOOSE_FOUND", 0.0)
+    judge.looks = 0
+    assert len(dice._judged_faces(image, chosen, unchosen, squares=[], pips=pips)) == 3
+    assert judge.looks == 3
+
+
 def test_with_only_ones_chosen_the_loose_pips_are_those_of_about_the_ones_pip_size():
     ones = [replace(_face(100, 100, 1), radius=4.0), replace(_face(200, 100, 1), radius=4.0)]
     # A blurred one's pip the lone-pip rules doubted, and a speck far smaller than the ones' pips.
