@@ -36,6 +36,7 @@ How it reads (pip-first, so it works for any body colour with contrasting pips):
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -813,13 +814,12 @@ def _judged_faces(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Fac
     # The loose pips are looked at last, and only beyond the dice the other places found: there, a
     # loose pip is mostly another pip of that die.
     early = _looked(bgr, places[~loose], sides[~loose])
-    found = early[2][early[3].die >= NEW_DIE]
+    found = early.centres[early.verdict.die >= NEW_DIE]
     ask = loose.copy()
     if len(found) and ask.any():
         ask[loose] = _gaps(places[loose], found).min(axis=1) >= LOOSE_FOUND * typical
-    late = _looked(bgr, places[ask], sides[ask])
+    first, likely, centres, verdict = early.then(_looked(bgr, places[ask], sides[ask]))
     places, sides = places[~loose | ask], sides[~loose | ask]
-    first, likely, centres, verdict = (_joined(a, b) for a, b in zip(early, late))
     sides = sides[likely]
     # Settled faces keep their value too: the judge's look at a place beside one (a loose pip of the
     # next die) may come to rest on it and read it less well than its fitted pips did.
@@ -850,7 +850,8 @@ def _judged_faces(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Fac
 def _judged_onto(face: "_Face", looked: np.ndarray, centres: np.ndarray, settled_at: np.ndarray, die_side: float) -> bool:
     """True when the judge, looking at an unsure face's place (one of `looked`, whose die `centres`
     it found), found the die centred on a settled face's centre and well off the unsure face: the
-    unsure face is that die's side face."""
+    unsure face is that die's side face. (A face's place is its own centre, unless another chosen
+    face's place lay too near it to look at it.)"""
     at = np.flatnonzero((looked[:, 0] == face.centre[0]) & (looked[:, 1] == face.centre[1])) if len(looked) else []
     if not len(at) or not len(settled_at):
         return False
@@ -866,24 +867,31 @@ def _judged_onto(face: "_Face", looked: np.ndarray, centres: np.ndarray, settled
 ONTO_SETTLED = 0.35
 
 
-def _looked(bgr: np.ndarray, places: np.ndarray, sides: np.ndarray) -> tuple[Verdicts, np.ndarray, np.ndarray, Verdicts]:
-    """The judge's first verdicts at the places, which of them are likely dice (over RECHECK), the
+class _Looks(NamedTuple):
+    """The judge's first verdicts at some places, which of them are likely dice (over RECHECK), the
     centres it found at those, and its verdicts there (_second_look)."""
+
+    first: Verdicts
+    likely: np.ndarray
+    centres: np.ndarray
+    verdict: Verdicts
+
+    def then(self, later: "_Looks") -> "_Looks":
+        """These looks followed by later ones (at places after these)."""
+        return _Looks(self.first.joined(later.first), np.concatenate([self.likely, later.likely]),
+                      np.concatenate([self.centres, later.centres]), self.verdict.joined(later.verdict))
+
+
+def _looked(bgr: np.ndarray, places: np.ndarray, sides: np.ndarray) -> _Looks:
+    """The judge's looks at these places: a first look at each, a second where it found a die off centre."""
     if not len(places):
         none = Verdicts(np.zeros(0), np.zeros((0, 6)), np.zeros((0, 2)))
-        return none, np.zeros(0, bool), np.zeros((0, 2)), none
+        return _Looks(none, np.zeros(0, bool), np.zeros((0, 2)), none)
     first = _JUDGE.judge(bgr, places, sides)
     likely = first.die > RECHECK
     centres = places[likely] + first.offsets[likely] * sides[likely, None]
     verdict = _second_look(bgr, centres, sides[likely], first, likely)
-    return first, likely, centres + verdict.offsets * sides[likely, None], verdict
-
-
-def _joined(a, b):
-    """Two arrays, or two Verdicts field by field, one after the other."""
-    if isinstance(a, Verdicts):
-        return Verdicts(*(np.concatenate([getattr(a, f), getattr(b, f)]) for f in ("die", "values", "offsets")))
-    return np.concatenate([a, b])
+    return _Looks(first, likely, centres + verdict.offsets * sides[likely, None], verdict)
 
 
 # A loose pip within this share of a die side of a die the other places found (NEW_DIE sure) is
@@ -1362,8 +1370,8 @@ def _chosen_faces(faces: list[_Face], probability: np.ndarray) -> list[_Face]:
     # (nell-byler x1.5: 25 -> 13 false dice and 3 dice more read; x0.5 +4 dice; x2 -2 dice and 4
     # false fewer; in sample 19 -> 17 false dice; held out the same; fully held out 4 false fewer).
     likely = probability >= _SCORER.threshold
-    measured = ([f.size for f, sure in zip(faces, likely) if f.value > 1 and sure] or [f.size for f in faces if f.value > 1]
-                or [f.size for f in faces])
+    measured = ([f.size for f, sure in zip(faces, likely) if f.value > 1 and sure]
+                or [f.size for f in faces if f.value > 1] or [f.size for f in faces])
     typical = _middle(measured) if measured else 0.0
     kept: list[_Face] = []
     for k in np.argsort(-probability).tolist():

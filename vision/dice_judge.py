@@ -43,6 +43,11 @@ class Verdicts:
         """The likeliest value of each patch (1-6)."""
         return self.values.argmax(axis=1) + 1
 
+    def joined(self, later: "Verdicts") -> "Verdicts":
+        """These verdicts followed by later ones."""
+        return Verdicts(np.concatenate([self.die, later.die]), np.concatenate([self.values, later.values]),
+                        np.concatenate([self.offsets, later.offsets]))
+
 
 def patches(bgr: np.ndarray, centres: np.ndarray, sides: np.ndarray | float, patch: int = PATCH,
             context: float = CONTEXT) -> np.ndarray:
