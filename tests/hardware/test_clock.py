@@ -57,5 +57,34 @@ def test_no_usable_timestamp_falls_back_to_the_callbacks_clock(ticks):
     assert (at.t_ms, at.clock) == (1234.5, "callback")
 
 
+class PreemptedFactory:
+    """A factory on the monotonic clock whose first tick read is followed by a 5 ms thread switch."""
+
+    def __init__(self) -> None:
+        """No read yet."""
+        self.reads = 0
+
+    def ticks(self) -> float:
+        """The monotonic clock, in seconds (the first read is then held up)."""
+        now = time.monotonic()
+        self.reads += 1
+        if self.reads == 1:
+            time.sleep(0.005)
+        return now
+
+    def ticks_diff(self, later: float, earlier: float) -> float:
+        """Seconds between ticks."""
+        return later - earlier
+
+
+def test_a_thread_switch_between_the_clock_reads_does_not_shift_the_edge():
+    factory = PreemptedFactory()
+    ticks = time.monotonic() - 0.100
+    at = edge_time(ticks, factory)
+    # Once, the session clock was read after the switch: the edge came out 5 ms late.
+    assert at.clock == "factory" and factory.reads >= 2
+    assert at.t_ms == pytest.approx(ticks * 1000.0, abs=0.5)
+
+
 def test_session_clock_is_monotonic_ms():
     assert session_now_ms() == pytest.approx(time.monotonic() * 1000.0, abs=5.0)
