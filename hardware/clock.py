@@ -35,20 +35,20 @@ def edge_time(ticks: Any, factory: Any, now_ms: float | None = None) -> EdgeTime
     if ticks is None:
         return EdgeTime(session_now_ms() if now_ms is None else now_ms, "callback")
     for clock, age in _edge_ages(ticks, factory):
-        now, age_s = _read_with_session_clock(age) if now_ms is None else (now_ms, age())
+        now, age_s = _read_with_session_clock(age) if now_ms is None else (now_ms, _safely(age))
         if age_s is not None and -0.001 <= age_s <= MAX_EDGE_AGE_S:
             return EdgeTime(now - max(age_s, 0.0) * 1000.0, clock)
     return EdgeTime(session_now_ms() if now_ms is None else now_ms, "callback")
 
 
-def _read_with_session_clock(age: Callable[[], float | None]) -> tuple[float, float | None]:
-    """The session clock at the moment `age` read its clock, and what it read: the session clock is
-    read just before and just after, and the read is made again while a thread switch between them
-    (under load) leaves them more than PAIRED_MS apart; the midpoint of the closest pair counts."""
+def _read_with_session_clock(age: Callable[[], Any]) -> tuple[float, float | None]:
+    """The session clock at the moment `age` read its clock, and what it read (_safely): the session
+    clock is read just before and just after, and the read is made again while a thread switch
+    between them (under load) leaves them more than PAIRED_MS apart; the closest pair's midpoint counts."""
     best: tuple[float, float, float | None] | None = None
     for _ in range(PAIR_TRIES):
         before = session_now_ms()
-        age_s = age()
+        age_s = _safely(age)
         after = session_now_ms()
         if best is None or after - before < best[0]:
             best = (after - before, (before + after) / 2.0, age_s)
@@ -62,12 +62,12 @@ def _read_with_session_clock(age: Callable[[], float | None]) -> tuple[float, fl
 PAIRED_MS, PAIR_TRIES = 0.02, 5
 
 
-def _edge_ages(ticks: Any, factory: Any) -> Iterator[tuple[str, Callable[[], float | None]]]:
+def _edge_ages(ticks: Any, factory: Any) -> Iterator[tuple[str, Callable[[], Any]]]:
     """Yield (clock name, a read of the seconds since the edge) for each clock the ticks might be on."""
     if factory is not None:
-        yield "factory", lambda: _safely(lambda: factory.ticks_diff(factory.ticks(), ticks))
-    yield "realtime", lambda: _safely(lambda: time.time() - ticks)
-    yield "monotonic", lambda: _safely(lambda: time.monotonic() - ticks)
+        yield "factory", lambda: factory.ticks_diff(factory.ticks(), ticks)
+    yield "realtime", lambda: time.time() - ticks
+    yield "monotonic", lambda: time.monotonic() - ticks
 
 
 def _safely(compute: Callable[[], Any]) -> float | None:

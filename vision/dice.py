@@ -456,8 +456,8 @@ def _on_own_body(bgr: np.ndarray, face: "_Face") -> bool:
     a one's pip has table both ways)."""
     side = DIE_PER_FACE * face.size
     centre = np.array(face.centre, np.float32)
-    body = np.median(sample(bgr, centre + _ROUND * (BODY_RINGS[0] * side)), axis=0)
-    table = np.median(sample(bgr, centre + _ROUND * (BODY_RINGS[1] * side)), axis=0)
+    body = np.median(sample(bgr, centre + _RING16 * (BODY_RINGS[0] * side)), axis=0)
+    table = np.median(sample(bgr, centre + _RING16 * (BODY_RINGS[1] * side)), axis=0)
     return float(np.linalg.norm(body - table)) >= BODY_STANDS_OUT
 
 
@@ -476,9 +476,6 @@ def _on_own_body(bgr: np.ndarray, face: "_Face") -> bool:
 # table, where the frame is read as before.
 FEW_DIE, FEW_LEAST = 0.9, 2
 BODY_RINGS, BODY_STANDS_OUT = (0.36, 0.85), 30.0
-# A ring of samples about a point: sixteen directions, as unit offsets.
-_SIXTEEN = np.linspace(0.0, 2.0 * np.pi, 16, endpoint=False)
-_ROUND = np.stack([np.cos(_SIXTEEN), np.sin(_SIXTEEN)], axis=1)
 
 
 # A die's face takes at most this share of the frame's short side (two round marks far apart on

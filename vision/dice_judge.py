@@ -12,6 +12,7 @@ the table. Without the file, the pip-first reader's own judgement stands.
 
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,24 +57,22 @@ def patches(bgr: np.ndarray, centres: np.ndarray, sides: np.ndarray | float, pat
     n = len(centres)
     cut = np.empty((n, patch, patch, 3), np.uint8)
     scales = patch / (context * np.broadcast_to(np.asarray(sides, np.float64), (n,)))
-    half = patch / 2
-    # The warp built from plain floats (cut_patch's with no turn): numpy's small-array calls per
-    # patch cost more than the warping.
-    for k, ((x, y), scale) in enumerate(zip(np.asarray(centres, np.float64).tolist(), scales.tolist())):
-        warp = np.array([[scale, 0.0, half - scale * x], [0.0, scale, half - scale * y]])
-        cv2.warpAffine(bgr, warp, (patch, patch), dst=cut[k], flags=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
-                       borderMode=cv2.BORDER_REPLICATE)
+    for k, (centre, scale) in enumerate(zip(np.asarray(centres, np.float64).tolist(), scales.tolist())):
+        cut_patch(bgr, centre, scale, side=patch, out=cut[k])
     # Standardised all at once: per patch, numpy's mean and spread cost more than the cutting.
     return standardised(cut)
 
 
-def cut_patch(bgr: np.ndarray, centre: np.ndarray, scale: float, turn: float = 0.0, side: int = PATCH) -> np.ndarray:
-    """The BGR patch (side x side) whose middle is `centre`, the image scaled by `scale` and
-    turned by `turn` radians about it (training turns patches; the reader does not)."""
-    c, s = np.cos(turn) * scale, np.sin(turn) * scale
-    rot = np.array([[c, -s], [s, c]])
-    warp = np.hstack([rot, (side / 2 - rot @ centre)[:, None]])
-    return cv2.warpAffine(bgr, warp, (side, side), flags=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
+def cut_patch(bgr: np.ndarray, centre, scale: float, turn: float = 0.0, side: int = PATCH,
+              out: np.ndarray | None = None) -> np.ndarray:
+    """The BGR patch (side x side) whose middle is `centre` (x, y), the image scaled by `scale` and
+    turned by `turn` radians about it (training turns patches; the reader does not); written into
+    `out` when given."""
+    # The warp from plain floats: numpy's small-array calls cost more than the warping itself.
+    x, y = float(centre[0]), float(centre[1])
+    c, s = math.cos(turn) * scale, math.sin(turn) * scale
+    warp = np.array([[c, -s, side / 2 - (c * x - s * y)], [s, c, side / 2 - (s * x + c * y)]])
+    return cv2.warpAffine(bgr, warp, (side, side), dst=out, flags=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
                           borderMode=cv2.BORDER_REPLICATE)
 
 
