@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import dice_benchmark  # noqa: E402
 import vision.dice as dice  # noqa: E402
 from vision.dice_scorer import MODEL_PATH, train  # noqa: E402
-from vision.simulator import BODY_COLOURS, LIGHTINGS, random_scene, render_table  # noqa: E402
+from vision.simulator import BLANK_CLUTTER, BODY_COLOURS, LIGHTINGS, random_scene, render_table  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "dice"
 SETS = ("nell-byler-1208", "matteop65")
@@ -49,7 +49,8 @@ def simulator_samples(frames: int = SIM_FRAMES, seed: int = SEED) -> tuple[np.nd
         scene = random_scene(rng, dice=int(rng.integers(6, 20)), colours=palette, width=width, height=height,
                              die_size=size, lighting=list(LIGHTINGS)[k % len(LIGHTINGS)],
                              background=backgrounds[(k // len(LIGHTINGS)) % len(backgrounds)],
-                             clutter=int(rng.integers(0, 5)))
+                             # The shipped model saw blank clutter only (dice with numbers and keys came later).
+                             clutter=int(rng.integers(0, 5)), clutter_kinds=BLANK_CLUTTER)
         image, truth = render_table(scene, rng)
         for face, row in dice.candidate_faces(image):
             xs.append(row)

@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import dice_benchmark  # noqa: E402
 import vision.dice as dice  # noqa: E402
 from vision.dice_judge import CONTEXT, MODEL_PATH, PATCH, DiceJudge, cut_patch, standardised  # noqa: E402
-from vision.simulator import BODY_COLOURS, LIGHTINGS, random_scene, render_table  # noqa: E402
+from vision.simulator import BLANK_CLUTTER, BODY_COLOURS, LIGHTINGS, random_scene, render_table  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "dice"
 SETS = ("nell-byler-1208", "matteop65")
@@ -74,7 +74,8 @@ def simulator_images(frames: int = SIM_FRAMES, seed: int = SEED) -> list:
         scene = random_scene(rng, dice=int(rng.integers(6, 20)), colours=palette, width=width, height=height,
                              die_size=float(rng.uniform(24, 48)), lighting=list(LIGHTINGS)[k % len(LIGHTINGS)],
                              background=backgrounds[(k // len(LIGHTINGS)) % len(backgrounds)],
-                             clutter=int(rng.integers(0, 5)))
+                             # The shipped model saw blank clutter only (dice with numbers and keys came later).
+                             clutter=int(rng.integers(0, 5)), clutter_kinds=BLANK_CLUTTER)
         image, truth = render_table(scene, rng)
         # A rolling die's value is a blur: patches on it are left out (value 0 marks it).
         out.append((image, [(d["centre"][0], d["centre"][1], 0 if d["rolling"] else d["value"], d["size"])

@@ -32,7 +32,7 @@ import vision.dice as dice  # noqa: E402
 from train_dice_judge import SETS, arguments, export, fitted, gathered, labelled_images, recoloured  # noqa: E402
 from vision.dice_judge import cut_patch, standardised  # noqa: E402
 from vision.dice_values import CONTEXT, MODEL_PATH, PATCH, ValueReader  # noqa: E402
-from vision.simulator import BODY_COLOURS, LIGHTINGS, PIP_COLOURS, random_scene, render_table  # noqa: E402
+from vision.simulator import BLANK_CLUTTER, BODY_COLOURS, LIGHTINGS, PIP_COLOURS, random_scene, render_table  # noqa: E402
 
 SEED = 2026
 SIM_FRAMES = 200
@@ -55,7 +55,8 @@ def simulator_images(frames: int = SIM_FRAMES, seed: int = SEED) -> list:
         scene = random_scene(rng, dice=int(rng.integers(6, 20)), colours=list(BODY_COLOURS), width=960, height=720,
                              die_size=float(rng.uniform(24, 48)), lighting=list(LIGHTINGS)[k % len(LIGHTINGS)],
                              background=backgrounds[(k // len(LIGHTINGS)) % len(backgrounds)],
-                             clutter=int(rng.integers(0, 4)))
+                             # The shipped model saw blank clutter only (dice with numbers and keys came later).
+                             clutter=int(rng.integers(0, 4)), clutter_kinds=BLANK_CLUTTER)
         if k % 2:
             scene = replace(scene, dice=tuple(replace(d, pips=_contrasting_pips(d.colour, rng)) for d in scene.dice))
         image, truth = render_table(scene, rng)

@@ -4,7 +4,7 @@
 a mat, wood or cloth (or a given picture such as the printed mat, optionally through a
 homography), uneven and tinted light, soft shadows, dice with rounded corners, side faces (with
 their pips) from perspective and concave pips on top, things that are not dice (blank cubes,
-tokens, beads, cards), hands, then blur, sensor noise and optional JPEG artefacts. `random_scene`
+tokens, beads, cards; dice of other kinds, with numbers, and keyboard keys), hands, then blur, sensor noise and optional JPEG artefacts. `random_scene`
 places dice of chosen colours at random places and angles, some touching. `SimTable` animates a
 table: seats throw their dice (a hand sweeps in, the dice tumble with motion blur and come to
 rest), by themselves now and then or when told (`roll`). The truth has the shape of
@@ -136,20 +136,35 @@ class DieSpec:
         return self.pips or DEFAULT_PIPS.get(self.colour, "black")
 
 
-CLUTTER_KINDS = ("cube", "token", "bead", "card")
+# Things that are not dice: blank ones, and things marked with numbers or letters, whose strokes
+# and holes a pip finder sees as pips: dice of other kinds (a six-sided die numbered 1-6, the
+# numbered faces of a many-sided die) and keyboard keys.
+BLANK_CLUTTER = ("cube", "token", "bead", "card")
+MARKED_CLUTTER = ("numbered", "polyhedral", "key")
+CLUTTER_KINDS = BLANK_CLUTTER + MARKED_CLUTTER
+# What each marked kind shows: a numbered cube its number, a many-sided die one of its numbers, a
+# key a letter, digit or sign (those with holes and dots look most like pips).
+MARKS = {
+    "numbered": tuple("123456"),
+    "polyhedral": tuple(str(n) for n in range(1, 21)),
+    "key": tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") + (";", ":", ".", ",", "%", "&", "@", "?"),
+}
 
 
 @dataclass(frozen=True)
 class Thing:
-    """Something on the table that is not a pip die: a blank cube, a round token, a bead, a card."""
+    """Something on the table that is not a pip die: a blank cube, a round token, a bead, a card, a
+    die with numbers (a cube or a many-sided die), a keyboard key."""
 
     kind: str
     x: float
     y: float
-    # Cube side, token and bead diameter, card width (pixels).
+    # Cube, key and many-sided die side, token and bead diameter, card width (pixels).
     size: float
     angle: float = 0.0
     colour: str = "white"
+    # The number, letter or sign printed on a marked thing (MARKED_CLUTTER).
+    mark: str = ""
 
 
 @dataclass(frozen=True, eq=False)
@@ -193,10 +208,11 @@ def random_scene(
     touching: float = 0.25,
     region: tuple[float, float, float, float] | None = None,
     clutter: int = 0,
+    clutter_kinds: Sequence[str] = CLUTTER_KINDS,
     **scene_fields: Any,
 ) -> Scene:
     """A scene of `dice` dice with random values, colours, places and turns, some touching;
-    and `clutter` things that are not dice (blank cubes, tokens, beads, cards) in free places."""
+    and `clutter` things that are not dice, of `clutter_kinds`, in free places."""
     size = die_size if die_size is not None else die_pixels(
         width, scene_fields.get("camera_mm", 700.0), scene_fields.get("die_mm", 16.0))
     light = LIGHTINGS[lighting] if isinstance(lighting, str) else lighting
@@ -209,20 +225,21 @@ def random_scene(
         )
         for x, y, angle in placed
     )
-    things = random_clutter(rng, clutter, size, width, height, placed)
+    things = random_clutter(rng, clutter, size, width, height, placed, clutter_kinds)
     return Scene(width=width, height=height, dice=specs, lighting=light, background=background,
                  clutter=things, **scene_fields)
 
 
 def random_clutter(rng: np.random.Generator, count: int, size: float, width: int, height: int,
-                   dice: Sequence[tuple[float, float, float]]) -> tuple[Thing, ...]:
-    """`count` things that are not dice, at random places clear of the dice."""
+                   dice: Sequence[tuple[float, float, float]],
+                   kinds: Sequence[str] = CLUTTER_KINDS) -> tuple[Thing, ...]:
+    """`count` things that are not dice, of `kinds`, at random places clear of the dice."""
     things: list[Thing] = []
-    scale = {"cube": 1.0, "token": 1.3, "bead": 0.35, "card": 2.6}
+    scale = {"cube": 1.0, "token": 1.3, "bead": 0.35, "card": 2.6, "numbered": 1.0, "polyhedral": 1.15, "key": 1.2}
     for _ in range(count * 100):
         if len(things) == count:
             break
-        kind = CLUTTER_KINDS[int(rng.integers(len(CLUTTER_KINDS)))]
+        kind = kinds[int(rng.integers(len(kinds)))]
         side = size * scale[kind] * float(rng.uniform(0.9, 1.1))
         reach = side * (1.0 if kind == "card" else 0.75) + size
         x, y = float(rng.uniform(reach, width - reach)), float(rng.uniform(reach, height - reach))
@@ -230,7 +247,9 @@ def random_clutter(rng: np.random.Generator, count: int, size: float, width: int
         clear_of_things = all(math.hypot(x - t.x, y - t.y) > reach + t.size for t in things)
         if clear_of_dice and clear_of_things:
             colour = str(rng.choice(list(BODY_COLOURS)))
-            things.append(Thing(kind, x, y, side, float(rng.uniform(0, 90)), colour))
+            # Marks are drawn only for marked kinds, so scenes of blank kinds keep their random stream.
+            mark = str(rng.choice(MARKS[kind])) if kind in MARKS else ""
+            things.append(Thing(kind, x, y, side, float(rng.uniform(0, 90)), colour, mark))
     return tuple(things)
 
 
@@ -538,11 +557,14 @@ def _draw_pips(image: np.ndarray, value: int, c: float, face: float, pip: np.nda
 
 
 def _thing_outline(thing: Thing, cx: float, cy: float, scale: float = 1.0) -> np.ndarray:
-    """Outline of a thing at (cx, cy): a rounded square, a circle, or a card's rounded rectangle."""
+    """Outline of a thing at (cx, cy): a rounded square, a circle, a hexagon (a many-sided die seen
+    from above), or a card's rounded rectangle."""
     if thing.kind in ("token", "bead"):
         return np.array([cx, cy]) + _CIRCLE * thing.size * scale / 2.0
-    if thing.kind == "cube":
+    if thing.kind in ("cube", "numbered", "key"):
         return _square(cx, cy, thing.size * scale, thing.angle)
+    if thing.kind == "polyhedral":
+        return np.array([cx, cy]) + _corners(6, thing.size * scale / 2.0, thing.angle)
     card = _square(0.0, 0.0, thing.size * scale, 0.0, rounding=0.06) * (1.0, 1.4)
     turn = math.radians(thing.angle)
     rotation = np.array([[math.cos(turn), -math.sin(turn)], [math.sin(turn), math.cos(turn)]])
@@ -552,11 +574,16 @@ def _thing_outline(thing: Thing, cx: float, cy: float, scale: float = 1.0) -> np
 def _draw_thing(canvas: np.ndarray, thing: Thing, scene: Scene) -> dict:
     """Draw a thing that is not a die; return its kind and box."""
     colour = np.array(BODY_COLOURS[thing.colour], dtype=np.float64)
-    if thing.kind == "cube":
+    if thing.kind in ("cube", "numbered", "key"):
         cube = DieSpec(x=thing.x, y=thing.y, value=0, colour=thing.colour, angle=thing.angle, size=thing.size)
         truth = _draw_die(canvas, cube, scene)
-        return {"kind": "cube", "box": truth["box"] if truth else [0, 0, 0, 0]}
+        if truth and thing.mark:
+            _draw_mark_on_top(canvas, thing, top_centre(cube, scene))
+        return {"kind": thing.kind, "box": truth["box"] if truth else [0, 0, 0, 0]}
     outline = _thing_outline(thing, thing.x, thing.y)
+    if thing.kind == "polyhedral":
+        _draw_polyhedral(canvas, thing, outline, colour)
+        return {"kind": thing.kind, "box": _box(outline, canvas.shape)}
     points = np.round(outline * 16).astype(np.int32)
     if thing.kind == "card":
         cv2.fillConvexPoly(canvas, points, (232, 236, 238), cv2.LINE_AA, shift=4)
@@ -569,10 +596,76 @@ def _draw_thing(canvas: np.ndarray, thing: Thing, scene: Scene) -> dict:
         if thing.kind == "token":
             face = np.array([thing.x, thing.y]) + _CIRCLE * thing.size * 0.42
             cv2.fillConvexPoly(canvas, np.round(face * 16).astype(np.int32), tuple(colour), cv2.LINE_AA, shift=4)
+    return {"kind": thing.kind, "box": _box(outline, canvas.shape)}
+
+
+def _box(outline: np.ndarray, shape: tuple[int, ...]) -> list[int]:
+    """The pixel box [x1, y1, x2, y2] around an outline, inside a frame of this shape."""
     x1, y1 = np.floor(outline.min(axis=0)).astype(int)
     x2, y2 = np.ceil(outline.max(axis=0)).astype(int)
+    h, w = shape[:2]
+    return [max(0, int(x1)), max(0, int(y1)), min(w - 1, int(x2)), min(h - 1, int(y2))]
+
+
+def _corners(count: int, radius: float, angle: float) -> np.ndarray:
+    """The corners of a regular polygon of `count` corners, `radius` from its centre, turned `angle` degrees."""
+    turns = np.radians(angle + np.arange(count) * 360.0 / count)
+    return np.stack([np.cos(turns), np.sin(turns)], axis=1) * radius
+
+
+def _mark_colour(thing: Thing) -> tuple[float, ...]:
+    """The ink of a marked thing: the pip colour a die of its body colour usually has."""
+    return tuple(float(v) for v in PIP_COLOURS[DEFAULT_PIPS.get(thing.colour, "black")])
+
+
+def _draw_mark_on_top(canvas: np.ndarray, thing: Thing, top: tuple[float, float]) -> None:
+    """A numbered cube's number in the middle of its top face, or a key's letter at its top left."""
+    if thing.kind == "key":
+        turn = math.radians(thing.angle)
+        across = np.array([math.cos(turn), math.sin(turn)]) * thing.size
+        down = np.array([-math.sin(turn), math.cos(turn)]) * thing.size
+        at = np.array(top) - 0.2 * across - 0.2 * down
+        _draw_mark(canvas, thing.mark, (float(at[0]), float(at[1])), 0.28 * thing.size, thing.angle, _mark_colour(thing))
+    else:
+        _draw_mark(canvas, thing.mark, top, 0.5 * thing.size, thing.angle, _mark_colour(thing))
+
+
+def _draw_polyhedral(canvas: np.ndarray, thing: Thing, outline: np.ndarray, colour: np.ndarray) -> None:
+    """A many-sided die from above: a hexagon of shaded facets round a lit triangle with its number."""
+    centre = np.array([thing.x, thing.y])
+    cv2.fillConvexPoly(canvas, np.round(outline * 16).astype(np.int32), tuple(colour * 0.7), cv2.LINE_AA, shift=4)
+    triangle = centre + _corners(3, thing.size * 0.36, thing.angle + 30.0)
+    for corner in triangle:
+        for k in np.argsort(np.hypot(*(outline - corner).T))[:2]:
+            cv2.line(canvas, tuple(int(v * 16) for v in corner), tuple(int(v * 16) for v in outline[k]),
+                     tuple(colour * 0.55), 1, cv2.LINE_AA, shift=4)
+    cv2.fillConvexPoly(canvas, np.round(triangle * 16).astype(np.int32), tuple(colour), cv2.LINE_AA, shift=4)
+    _draw_mark(canvas, thing.mark, (thing.x, thing.y), 0.22 * thing.size, thing.angle, _mark_colour(thing))
+
+
+def _draw_mark(canvas: np.ndarray, text: str, centre: tuple[float, float], height: float, angle: float,
+               colour: tuple[float, ...]) -> None:
+    """Print `text` (a number, letter or sign) `height` pixels tall, centred on `centre` and turned
+    `angle` degrees, drawn at SUPERSAMPLE times the size and shrunk, as a printer's smooth strokes."""
+    k = SUPERSAMPLE
+    font, scale = cv2.FONT_HERSHEY_SIMPLEX, height * k / 22.0
+    thickness = max(1, int(round(height * k / 9.0)))
+    (width, tall), _ = cv2.getTextSize(text, font, scale, thickness)
+    side = int(max(width, tall) * 1.6) + 4
+    ink = np.zeros((side, side), np.uint8)
+    cv2.putText(ink, text, ((side - width) // 2, (side + tall) // 2), font, scale, 255, thickness, cv2.LINE_AA)
+    reach = side // (2 * k) + 2
     h, w = canvas.shape[:2]
-    return {"kind": thing.kind, "box": [max(0, int(x1)), max(0, int(y1)), min(w - 1, int(x2)), min(h - 1, int(y2))]}
+    x0, y0 = int(centre[0]) - reach, int(centre[1]) - reach
+    cx0, cy0, cx1, cy1 = max(0, x0), max(0, y0), min(w, x0 + 2 * reach), min(h, y0 + 2 * reach)
+    if cx1 <= cx0 or cy1 <= cy0:
+        return
+    matrix = cv2.getRotationMatrix2D(((side - 1) / 2.0, (side - 1) / 2.0), -angle, 1.0 / k)
+    matrix[0, 2] += centre[0] - cx0 - (side - 1) / 2.0
+    matrix[1, 2] += centre[1] - cy0 - (side - 1) / 2.0
+    cover = cv2.warpAffine(ink, matrix, (cx1 - cx0, cy1 - cy0), flags=cv2.INTER_AREA).astype(np.float32)[..., None] / 255.0
+    roi = canvas[cy0:cy1, cx0:cx1]
+    roi[:] = np.clip(roi * (1.0 - cover) + np.array(colour, np.float32) * cover, 0, 255).astype(np.uint8)
 
 
 SKIN = (118, 152, 212)
@@ -631,7 +724,7 @@ def _shadow_map(scene: Scene) -> np.ndarray:
             points = _square(sx / q, sy / q, die.size * 1.05 / q, die.angle, rounding=0.3)
             cv2.fillConvexPoly(small, np.round(points * 16).astype(np.int32), int(255 * (1 - light.shadow)), cv2.LINE_AA, shift=4)
         for thing in scene.clutter:
-            if thing.kind in ("cube", "card", "token"):
+            if thing.kind != "bead":
                 reach = thing.size * (0.1 if thing.kind == "card" else 0.35)
                 sx, sy = thing.x + reach * math.cos(turn), thing.y + reach * math.sin(turn)
                 points = _thing_outline(thing, sx / q, sy / q, 1.0 / q)

@@ -121,7 +121,7 @@ OPTIONS: dict[str, dict[str, tuple[Callable[[str], Any], Any, str]]] = {
         "roll_every": (_positive, 6.0, "mean seconds between rolls of a seat (0: only when asked)"),
         "die_size": (_positive, 0.0, "die side in pixels (0: as seen from 70 cm)"),
         "jpeg": (_count, 0, "JPEG quality of each frame (0: no compression)"),
-        "clutter": (_count, 0, "things on the table that are not dice (blank cubes, tokens, beads)"),
+        "clutter": (_count, 0, "things on the table that are not dice (blank cubes, tokens, beads, cards, dice with numbers, keys)"),
         "hands": (_flag, True, "show the thrower's hand over the table as dice are rolled"),
     },
     "auto": {},

@@ -13,6 +13,7 @@ import pytest
 
 from vision import dice
 from vision.colour import default_profile, learn
+from vision.simulator import BLANK_CLUTTER
 from vision.dice import DieReading, die_colours, read_dice
 
 REPO = Path(__file__).resolve().parents[2]
@@ -98,7 +99,7 @@ def test_simulator_frame_values_and_positions():
 
 
 def test_clutter_is_not_read_as_dice():
-    image, truth = _sim_frame(5, dice=0, clutter=12, lighting="neutral", background="plain")
+    image, truth = _sim_frame(5, dice=0, clutter=12, clutter_kinds=BLANK_CLUTTER, lighting="neutral", background="plain")
     assert read_dice(image) == []
 
 
@@ -106,7 +107,7 @@ def test_clutter_is_not_read_as_dice():
 def test_beads_on_a_wooden_table_are_not_read_as_ones(seed):
     # With no layout of two or more pips in the frame, a round bead passes for a one on the face
     # scorer's word; the judge sees no die around it.
-    image, _ = _sim_frame(seed, dice=0, clutter=12, lighting="neutral", background="wood")
+    image, _ = _sim_frame(seed, dice=0, clutter=12, clutter_kinds=BLANK_CLUTTER, lighting="neutral", background="wood")
     assert read_dice(image) == []
 
 
@@ -114,7 +115,7 @@ def test_beads_on_a_wooden_table_are_not_read_as_ones(seed):
 def test_beads_among_dice_are_not_read_as_ones(seed):
     # A bead's round spot is twice a pip's size or more: the face scorer is sure of it as a one, the
     # judge sees no die around it.
-    image, truth = _sim_frame(seed, dice=10, clutter=8, lighting="neutral", background="wood")
+    image, truth = _sim_frame(seed, dice=10, clutter=8, clutter_kinds=BLANK_CLUTTER, lighting="neutral", background="wood")
     readings = read_dice(image)
     assert _outside_dice(truth, readings) == 0
     assert sum(pair[1] is not None and pair[1].value == pair[0]["value"] for pair in _matched(truth, readings)) >= 9
@@ -125,7 +126,8 @@ def _false_readings(seed: int, lighting: str) -> int:
     simulator = pytest.importorskip("vision.simulator")
     rng = np.random.default_rng(seed)
     scene = simulator.random_scene(rng, dice=int(rng.integers(3, 16)), colours=("white", "gray", "black"),
-                                   clutter=int(rng.integers(4, 12)), lighting=lighting, background="wood")
+                                   clutter=int(rng.integers(4, 12)), clutter_kinds=BLANK_CLUTTER, lighting=lighting,
+                                   background="wood")
     image, truth = simulator.render_table(scene, rng)
     return _outside_dice(truth, read_dice(image))
 

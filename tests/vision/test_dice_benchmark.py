@@ -57,3 +57,17 @@ def test_a_folder_with_no_usable_labels_is_refused_with_a_message(tmp_path, caps
     (tmp_path / "truth.json").write_text(labels)
     assert _benchmark().main([str(tmp_path), "--no-sim"]) == 2
     assert says in capsys.readouterr().err
+
+
+def test_things_that_are_not_dice_are_counted_by_kind(capsys):
+    bench = _benchmark()
+    bench.report_things(1, bench.load_scorer())
+    lines = capsys.readouterr().out.splitlines()
+    false = next(line for line in lines if "false dice" in line)
+    counts = [part.strip().split(" ")[-1] for part in false.split(": ", 1)[1].split(",")]
+    on_each, seen = zip(*(tuple(int(n) for n in count.split("/")) for count in counts))
+    # One frame of 12 things alone and one of 10 dice among 8: every thing counted under its kind,
+    # and no more false dice on things than false dice in all.
+    assert sum(seen) == 20 and len(counts) == 7
+    assert sum(on_each) <= int(false.split()[2])
+    assert next(line for line in lines if "dice among things" in line).split()[-3].endswith("/10")

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from vision.simulator import (
-    BODY_COLOURS, DieSpec, LIGHTINGS, Lighting, Scene, SimTable, random_scene, render_table, with_lighting,
+    BLANK_CLUTTER, BODY_COLOURS, CLUTTER_KINDS, MARKED_CLUTTER, MARKS, DieSpec, LIGHTINGS, Lighting, Scene, SimTable,
+    Thing, random_scene, render_table, with_lighting,
 )
 
 EVEN = Lighting(unevenness=0.0, shadow=0.0, noise=0.0)
@@ -191,7 +192,7 @@ def test_clutter_is_drawn_where_its_truth_says_and_keeps_clear_of_the_dice():
     scene = random_scene(np.random.default_rng(4), dice=6, clutter=8, width=960, height=540, die_size=34,
                          background="plain", lighting=EVEN)
     image, truth = render(scene)
-    assert len(truth["clutter"]) == 8 and {t["kind"] for t in truth["clutter"]} <= {"cube", "token", "bead", "card"}
+    assert len(truth["clutter"]) == 8 and {t["kind"] for t in truth["clutter"]} <= set(CLUTTER_KINDS)
     table = np.median(image.reshape(-1, 3), axis=0)
     for thing in truth["clutter"]:
         x1, y1, x2, y2 = thing["box"]
@@ -202,9 +203,34 @@ def test_clutter_is_drawn_where_its_truth_says_and_keeps_clear_of_the_dice():
             assert dx2 < x1 or x2 < dx1 or dy2 < y1 or y2 < dy1, "a thing overlaps a die"
 
 
-def test_a_blank_cube_has_no_pips():
-    from vision.simulator import Thing
+@pytest.mark.parametrize("kind, mark", [("numbered", "5"), ("polyhedral", "20"), ("key", "A")])
+def test_a_marked_thing_shows_its_mark_in_ink_on_its_top(kind, mark):
+    marked = Thing(kind, 200, 150, 48, 20, "white", mark)
+    image, truth = render(Scene(width=400, height=300, lighting=EVEN, background="plain", clutter=(marked,)))
+    blank, _ = render(Scene(width=400, height=300, lighting=EVEN, background="plain", clutter=(Thing(kind, 200, 150, 48, 20, "white"),)))
+    inked = np.abs(image.astype(int) - blank.astype(int)).max(axis=2) > 60
+    ys, xs = np.nonzero(inked)
+    x1, y1, x2, y2 = truth["clutter"][0]["box"]
+    # A white thing's mark is black (a white die's pip colour), wholly inside the thing.
+    assert inked.sum() >= 8 and x1 <= xs.min() and xs.max() <= x2 and y1 <= ys.min() and ys.max() <= y2
+    assert image[inked].min() < 60 and truth["clutter"][0]["kind"] == kind and truth["dice"] == []
 
+
+def test_random_clutter_is_of_the_kinds_asked_for_and_marked_things_carry_a_mark():
+    kinds = [t for seed in range(6) for t in random_scene(np.random.default_rng(seed), dice=4, clutter=10, width=960,
+                                                          height=540, die_size=30).clutter]
+    assert {t.kind for t in kinds} == set(CLUTTER_KINDS)
+    assert all((t.mark in MARKS[t.kind]) if t.kind in MARKED_CLUTTER else t.mark == "" for t in kinds)
+    blank = random_scene(np.random.default_rng(4), dice=6, clutter=8, width=960, height=540, die_size=34,
+                         clutter_kinds=BLANK_CLUTTER)
+    # Blank clutter alone draws as many random numbers as before marked things came: the shipped
+    # face scorer's and value reader's training frames stay the same.
+    assert [(t.kind, round(t.x, 1), t.colour) for t in blank.clutter] == [
+        ("bead", 472.8, "ivory"), ("token", 702.8, "yellow"), ("token", 248.7, "ivory"), ("token", 295.9, "red"),
+        ("cube", 479.7, "purple"), ("token", 791.4, "gray"), ("cube", 582.1, "black"), ("cube", 593.0, "yellow")]
+
+
+def test_a_blank_cube_has_no_pips():
     scene = Scene(width=400, height=300, lighting=EVEN, background="plain",
                   clutter=(Thing("cube", 200, 150, 40, 20, "white"),))
     image, truth = render(scene)
