@@ -4,10 +4,11 @@
 a mat, wood or cloth (or a given picture such as the printed mat, optionally through a
 homography), uneven and tinted light, soft shadows, dice with rounded corners, side faces (with
 their pips) from perspective and concave pips on top, things that are not dice (blank cubes,
-tokens, beads, cards; dice of other kinds, with numbers, and keyboard keys), hands, then blur, sensor noise and optional JPEG artefacts. `random_scene`
-places dice of chosen colours at random places and angles, some touching. `SimTable` animates a
-table: seats throw their dice (a hand sweeps in, the dice tumble with motion blur and come to
-rest), by themselves now and then or when told (`roll`). The truth has the shape of
+tokens, beads, cards; dice of other kinds, with numbers, and keyboard keys), hands, then blur,
+sensor noise and optional JPEG artefacts. `random_scene` places dice of chosen colours at random
+places and angles, some touching. `SimTable` animates a table: seats throw their dice (a hand
+sweeps in, the dice tumble with motion blur and come to rest), by themselves now and then or when
+told (`roll`). The truth has the shape of
 ../shared/data/dice/*/truth.json plus each die's colour, centre, size and seat. The frames are
 meant to be read by the dice reader like any photo; nothing here is shared with the reader.
 
@@ -486,21 +487,28 @@ def _side_pips(canvas, value: int, centre: np.ndarray, across: np.ndarray, down:
 def _paste_top(canvas: np.ndarray, die: DieSpec, tx: float, ty: float) -> None:
     """Blend the die's top-face sprite, turned and scaled, onto the canvas at (tx, ty)."""
     sprite, alpha = _top_sprite(die.colour, die.pip_name(), die.value, int(round(die.size)))
-    n = sprite.shape[0]
-    reach = int(math.ceil(die.size * 0.75)) + 2
-    x0, y0 = int(tx) - reach, int(ty) - reach
+    _blend_turned(canvas, sprite, alpha, (tx, ty), die.angle, die.size / (sprite.shape[0] - 2),
+                  int(math.ceil(die.size * 0.75)) + 2)
+
+
+def _blend_turned(canvas: np.ndarray, colour: np.ndarray, alpha: np.ndarray, centre: tuple[float, float],
+                  angle: float, scale: float, reach: int, flags: int = cv2.INTER_LINEAR) -> None:
+    """Blend a square sprite (premultiplied BGR float32 and its alpha) onto the canvas, its middle on
+    `centre`, turned `angle` degrees and scaled by `scale`, within `reach` pixels of the centre."""
+    n = alpha.shape[0]
+    x0, y0 = int(centre[0]) - reach, int(centre[1]) - reach
     h, w = canvas.shape[:2]
     cx0, cy0, cx1, cy1 = max(0, x0), max(0, y0), min(w, x0 + 2 * reach), min(h, y0 + 2 * reach)
     if cx1 <= cx0 or cy1 <= cy0:
         return
-    matrix = cv2.getRotationMatrix2D(((n - 1) / 2.0, (n - 1) / 2.0), -die.angle, die.size / (n - 2))
-    matrix[0, 2] += tx - cx0 - (n - 1) / 2.0
-    matrix[1, 2] += ty - cy0 - (n - 1) / 2.0
+    matrix = cv2.getRotationMatrix2D(((n - 1) / 2.0, (n - 1) / 2.0), -angle, scale)
+    matrix[0, 2] += centre[0] - cx0 - (n - 1) / 2.0
+    matrix[1, 2] += centre[1] - cy0 - (n - 1) / 2.0
     size = (cx1 - cx0, cy1 - cy0)
-    colour = cv2.warpAffine(sprite, matrix, size, flags=cv2.INTER_LINEAR, borderValue=0)
-    cover = cv2.warpAffine(alpha, matrix, size, flags=cv2.INTER_LINEAR, borderValue=0)
+    turned = cv2.warpAffine(colour, matrix, size, flags=flags, borderValue=0)
+    cover = cv2.warpAffine(alpha, matrix, size, flags=flags, borderValue=0)
     roi = canvas[cy0:cy1, cx0:cx1]
-    blended = roi.astype(np.float32) * (1.0 - cover[..., None]) + colour
+    blended = roi.astype(np.float32) * (1.0 - cover[..., None]) + turned
     roi[:] = np.clip(blended, 0, 255).astype(np.uint8)
 
 
@@ -654,18 +662,9 @@ def _draw_mark(canvas: np.ndarray, text: str, centre: tuple[float, float], heigh
     side = int(max(width, tall) * 1.6) + 4
     ink = np.zeros((side, side), np.uint8)
     cv2.putText(ink, text, ((side - width) // 2, (side + tall) // 2), font, scale, 255, thickness, cv2.LINE_AA)
-    reach = side // (2 * k) + 2
-    h, w = canvas.shape[:2]
-    x0, y0 = int(centre[0]) - reach, int(centre[1]) - reach
-    cx0, cy0, cx1, cy1 = max(0, x0), max(0, y0), min(w, x0 + 2 * reach), min(h, y0 + 2 * reach)
-    if cx1 <= cx0 or cy1 <= cy0:
-        return
-    matrix = cv2.getRotationMatrix2D(((side - 1) / 2.0, (side - 1) / 2.0), -angle, 1.0 / k)
-    matrix[0, 2] += centre[0] - cx0 - (side - 1) / 2.0
-    matrix[1, 2] += centre[1] - cy0 - (side - 1) / 2.0
-    cover = cv2.warpAffine(ink, matrix, (cx1 - cx0, cy1 - cy0), flags=cv2.INTER_AREA).astype(np.float32)[..., None] / 255.0
-    roi = canvas[cy0:cy1, cx0:cx1]
-    roi[:] = np.clip(roi * (1.0 - cover) + np.array(colour, np.float32) * cover, 0, 255).astype(np.uint8)
+    ink = ink.astype(np.float32) / 255.0
+    _blend_turned(canvas, ink[..., None] * np.array(colour, np.float32), ink, centre, angle, 1.0 / k,
+                  side // (2 * k) + 2, cv2.INTER_AREA)
 
 
 SKIN = (118, 152, 212)
