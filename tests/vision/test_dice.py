@@ -13,8 +13,8 @@ import pytest
 
 from vision import dice
 from vision.colour import default_profile, learn
-from vision.simulator import BLANK_CLUTTER
 from vision.dice import DieReading, die_colours, read_dice
+from vision.simulator import BLANK_CLUTTER
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO.parent / "shared" / "data" / "dice"

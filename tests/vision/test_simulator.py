@@ -223,8 +223,8 @@ def test_random_clutter_is_of_the_kinds_asked_for_and_marked_things_carry_a_mark
     assert all((t.mark in MARKS[t.kind]) if t.kind in MARKED_CLUTTER else t.mark == "" for t in kinds)
     blank = random_scene(np.random.default_rng(4), dice=6, clutter=8, width=960, height=540, die_size=34,
                          clutter_kinds=BLANK_CLUTTER)
-    # Blank clutter alone draws as many random numbers as before marked things came: the shipped
-    # face scorer's and value reader's training frames stay the same.
+    # Blank clutter alone draws as many random numbers as before marked things came: the training
+    # frames of the shipped face scorer, judge and value reader stay the same.
     assert [(t.kind, round(t.x, 1), t.colour) for t in blank.clutter] == [
         ("bead", 472.8, "ivory"), ("token", 702.8, "yellow"), ("token", 248.7, "ivory"), ("token", 295.9, "red"),
         ("cube", 479.7, "purple"), ("token", 791.4, "gray"), ("cube", 582.1, "black"), ("cube", 593.0, "yellow")]
