@@ -234,6 +234,16 @@ def test_the_judge_adds_a_die_where_no_face_was_chosen_and_rereads_a_value_it_is
     assert found == [(100, 100, 3), (200, 100, 6), (302, 203, 5)]
 
 
+def test_a_die_the_judge_adds_takes_the_dice_size_not_its_places(monkeypatch):
+    image = np.full((300, 400, 3), 90, np.uint8)
+    chosen = [_face(100, 100, 3), _face(200, 100, 4)]
+    few_pips = _face(300, 200, 2, size=12.0)  # a candidate of two of a die's pips: far too small a face
+    monkeypatch.setattr(dice, "_JUDGE", _FakeJudge([(100, 100, 3), (200, 100, 6), (302, 203, 5)]))
+    added = [f for f in dice._judged_faces(image, chosen, [few_pips], squares=[]) if f.centre[0] > 250]
+    # Its colour and the table beside it are read within and around a die of the chosen faces' size.
+    assert len(added) == 1 and added[0].size == pytest.approx(20.0)
+
+
 def test_an_unsure_judge_changes_nothing(monkeypatch):
     image = np.full((300, 400, 3), 90, np.uint8)
     chosen = [_face(100, 100, 3), _face(200, 100, 4)]
