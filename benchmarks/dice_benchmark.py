@@ -181,7 +181,7 @@ def report_things(count: int, score) -> None:
     """False dice on things that are not dice (blank and marked: dice with numbers, keys), in
     `count` seeded 1280x720 frames of 12 things alone and `count` of 10 dice of every colour among 8
     things; and how well those dice are read."""
-    from vision.simulator import BACKGROUNDS, CLUTTER_KINDS, LIGHTINGS, random_scene, render_table
+    from vision.simulator import BACKGROUNDS, BODY_COLOURS, CLUTTER_KINDS, LIGHTINGS, random_scene, render_table
 
     lightings = list(LIGHTINGS)
     on_kind = {kind: 0 for kind in CLUTTER_KINDS}
@@ -190,8 +190,7 @@ def report_things(count: int, score) -> None:
     for k in range(2 * count):
         rng = np.random.default_rng(500 + k)
         scene = random_scene(rng, dice=10 * (k % 2), clutter=12 - 4 * (k % 2), width=1280, height=720,
-                             die_size=float(rng.uniform(26, 44)), colours=("white", "gray", "black", "red", "yellow",
-                                                                            "green", "blue", "purple", "ivory"),
+                             die_size=float(rng.uniform(26, 44)), colours=tuple(BODY_COLOURS),
                              lighting=lightings[k % len(lightings)], background=BACKGROUNDS[(k // 2) % len(BACKGROUNDS)])
         image, truth = render_table(scene, rng)
         dice = read_dice(image)
