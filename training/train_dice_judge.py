@@ -5,9 +5,10 @@ usage: python3 training/train_dice_judge.py [--report] [--write] [--epochs N]
 Needs PyTorch and onnx for training only (`pip install torch==2.13.0 onnx onnxscript`); the table
 needs neither. Patches come from the reader itself: every place the pip-first reader proposes
 (vision.dice.judge_proposals), labelled by the nearest labelled die; and around every labelled die,
-patches shifted, turned, scaled and recoloured, plus patches beside it. Data: seeded simulator
-frames (every body colour, table, light and clutter the simulator knows, gray dice included) and
-the labelled photo sets in ../shared/data/dice.
+patches shifted, turned, scaled and recoloured, plus patches beside it, and patches on things
+marked with numbers or letters (dice of other kinds, keys), labelled no die. Data: seeded simulator
+frames (every body colour, table, light and blank clutter, gray dice included), seeded frames of
+dice among things of every kind, and the labelled photo sets in ../shared/data/dice.
 
 --report trains two models, each on the simulator and one half of each photo set (first or second
 half of truth.json, so near-identical neighbouring shots stay together), and reads the other half
@@ -33,12 +34,17 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import dice_benchmark  # noqa: E402
 import vision.dice as dice  # noqa: E402
 from vision.dice_judge import CONTEXT, MODEL_PATH, PATCH, DiceJudge, cut_patch, standardised  # noqa: E402
-from vision.simulator import BLANK_CLUTTER, BODY_COLOURS, LIGHTINGS, random_scene, render_table  # noqa: E402
+from vision.simulator import BLANK_CLUTTER, BODY_COLOURS, CLUTTER_KINDS, LIGHTINGS, MARKED_CLUTTER, random_scene, render_table  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "dice"
 SETS = ("nell-byler-1208", "matteop65")
 SIM_FRAMES = 160
 SEED = 2025
+# Frames of dice among things of every kind, marked ones included (dice with numbers, keys), made
+# after and apart from the SIM_FRAMES, so those stay the frames they were.
+THINGS_FRAMES = 48
+# Patches made on each marked thing (labelled no die): its strokes and holes look like pips.
+ON_THING = 4
 # A place this near a die's centre (in typical sides) shows that die; beyond FAR it shows none; in
 # between it is left out of training (half a die: neither answer is wrong).
 NEAR, FAR = 0.42, 0.6
@@ -74,13 +80,35 @@ def simulator_images(frames: int = SIM_FRAMES, seed: int = SEED) -> list:
         scene = random_scene(rng, dice=int(rng.integers(6, 20)), colours=palette, width=width, height=height,
                              die_size=float(rng.uniform(24, 48)), lighting=list(LIGHTINGS)[k % len(LIGHTINGS)],
                              background=backgrounds[(k // len(LIGHTINGS)) % len(backgrounds)],
-                             # The shipped model saw blank clutter only (dice with numbers and keys came later).
+                             # Blank clutter: marked things have frames of their own (things_images), so these
+                             # stay the frames earlier models were trained on.
                              clutter=int(rng.integers(0, 5)), clutter_kinds=BLANK_CLUTTER)
         image, truth = render_table(scene, rng)
-        # A rolling die's value is a blur: patches on it are left out (value 0 marks it).
-        out.append((image, [(d["centre"][0], d["centre"][1], 0 if d["rolling"] else d["value"], d["size"])
-                            for d in truth["dice"]], k % 2))
+        out.append((image, _sim_dice(truth), k % 2))
     return out
+
+
+def things_images(frames: int = THINGS_FRAMES, seed: int = SEED + 100) -> list:
+    """Seeded simulator frames of dice of every colour among up to 8 things of every kind, with
+    their dice and the centres and sides of their marked things."""
+    rng = np.random.default_rng(seed)
+    backgrounds = ("mat", "wood", "cloth", "plain")
+    out = []
+    for k in range(frames):
+        scene = random_scene(rng, dice=int(rng.integers(4, 14)), colours=list(BODY_COLOURS), width=1280, height=720,
+                             die_size=float(rng.uniform(24, 48)), lighting=list(LIGHTINGS)[k % len(LIGHTINGS)],
+                             background=backgrounds[(k // len(LIGHTINGS)) % len(backgrounds)],
+                             clutter=int(rng.integers(3, 9)), clutter_kinds=CLUTTER_KINDS)
+        image, truth = render_table(scene, rng)
+        marked = [(t.x, t.y, t.size) for t in scene.clutter if t.kind in MARKED_CLUTTER]
+        out.append((image, _sim_dice(truth), k % 2, marked))
+    return out
+
+
+def _sim_dice(truth: dict) -> list[tuple[float, float, int, float]]:
+    """A simulator frame's dice as (x, y, value, side)."""
+    # A rolling die's value is a blur: patches on it are left out (value 0 marks it).
+    return [(d["centre"][0], d["centre"][1], 0 if d["rolling"] else d["value"], d["size"]) for d in truth["dice"]]
 
 
 def patch(bgr: np.ndarray, centre: np.ndarray, side: float, turn: float, rng: np.random.Generator | None) -> np.ndarray:
@@ -128,11 +156,16 @@ def label_at(point: np.ndarray, dice_: list, side: float) -> tuple[int, np.ndarr
     return 0, np.zeros(2)
 
 
-def image_samples(bgr: np.ndarray, dice_: list, rng: np.random.Generator):
+def image_samples(bgr: np.ndarray, dice_: list, rng: np.random.Generator, marked: list = ()):
     """Patches, classes and offsets from one labelled image: the reader's own proposals, shifted
-    patches on every die, patches beside it, and a few anywhere."""
-    dice._JUDGE = None
-    chosen, candidates, squares = dice._top_faces(bgr)
+    patches on every die, patches beside it, patches on each marked thing (x, y, side), and a few
+    anywhere."""
+    # The places come from the pip-first reader alone, not from the judge being replaced.
+    judge, dice._JUDGE = dice._JUDGE, None
+    try:
+        chosen, candidates, squares = dice._top_faces(bgr)
+    finally:
+        dice._JUDGE = judge
     # The reader also judges loose pips (judge_proposals' `pips`); trained on those places too, the
     # judge read held-out photos no better (nell-byler +4 dice and +3 false dice, matteop65 -13
     # dice with the face scorer held out), so they are left out and the shipped model stands.
@@ -150,6 +183,10 @@ def image_samples(bgr: np.ndarray, dice_: list, rng: np.random.Generator):
         for _ in range(BESIDE_DIE):
             r, a = rng.uniform(FAR, 1.0) * size, rng.uniform(0, 2 * np.pi)
             points.append((np.array([x + r * np.cos(a), y + r * np.sin(a)]), size))
+    for x, y, thing_side in marked:
+        for _ in range(ON_THING):
+            r, a = 0.3 * thing_side * np.sqrt(rng.random()), rng.uniform(0, 2 * np.pi)
+            points.append((np.array([x + r * np.cos(a), y + r * np.sin(a)]), typical))
     h, w = bgr.shape[:2]
     points += [(np.array([rng.uniform(0, w), rng.uniform(0, h)]), typical) for _ in range(8)]
     xs, classes, offsets = [], [], []
@@ -167,11 +204,12 @@ def image_samples(bgr: np.ndarray, dice_: list, rng: np.random.Generator):
 
 
 def samples(images: list, seed: int) -> dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Training arrays by half (0, 1) from (image, dice, half) triples."""
+    """Training arrays by half (0, 1) from (image, dice, half) triples, or quadruples whose fourth
+    item is the frame's marked things (things_images)."""
     rng = np.random.default_rng(seed)
     parts: dict[int, list] = {0: [[], [], []], 1: [[], [], []]}
-    for bgr, dice_, half in images:
-        xs, cs, os_ = image_samples(bgr, dice_, rng)
+    for bgr, dice_, half, *marked in images:
+        xs, cs, os_ = image_samples(bgr, dice_, rng, *marked)
         for store, items in zip(parts[half], (xs, cs, os_)):
             store.extend(items)
     return {half: (np.array(x, np.float32).reshape(-1, 3, PATCH, PATCH), np.array(c, np.int64),
@@ -307,9 +345,9 @@ def main(argv: list[str] | None = None) -> int:
     args = arguments(argv, __doc__, epochs=48)
     cv2.setNumThreads(1)
     started = time.perf_counter()
-    parts = [samples(simulator_images(), SEED)]
+    parts = [samples(simulator_images(), SEED), samples(things_images(), SEED + 100)]
     parts += [samples(labelled_images(name), SEED + k + 1) for k, name in enumerate(SETS)]
-    for name, part in zip(("sim", *SETS), parts):
+    for name, part in zip(("sim", "things", *SETS), parts):
         n = sum(len(part[h][1]) for h in (0, 1))
         dice_n = sum(int((part[h][1] > 0).sum()) for h in (0, 1))
         print(f"{name}: {n} patches, {dice_n} on a die")

@@ -336,7 +336,9 @@ def test_the_simulated_gray_die_follows_its_holder() -> None:
     assert not any(d.colour == "gray" for d in table.dice)
 
 
-@pytest.mark.parametrize("size, lighting, phantom_in_a_seat", [((1920, 1080), "warm", True), ((1280, 720), "warm", False),
+# Where a label is read as a die in a seat without the print check (the judge trained with marked
+# things no longer reads "SEAT 3" at 1920x1080 in warm light; at 1280x720 in uneven light it reads one).
+@pytest.mark.parametrize("size, lighting, phantom_in_a_seat", [((1280, 720), "uneven", True), ((1280, 720), "warm", False),
                                                                ((1920, 1080), "dim", False)])
 def test_the_empty_printed_mat_shows_no_dice_and_dice_on_its_print_are_still_read(game, monkeypatch, size, lighting,
                                                                                    phantom_in_a_seat) -> None:

@@ -14,7 +14,7 @@ import pytest
 from vision import dice
 from vision.colour import default_profile, learn
 from vision.dice import DieReading, die_colours, read_dice
-from vision.simulator import BLANK_CLUTTER
+from vision.simulator import BLANK_CLUTTER, MARKED_CLUTTER
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO.parent / "shared" / "data" / "dice"
@@ -139,7 +139,9 @@ def _outside_dice(truth: dict, readings: list[DieReading]) -> int:
 
 
 def test_a_bead_among_dice_is_dropped_unless_the_judge_finds_a_die_there(monkeypatch):
-    frames = [(906, "warm"), (954, "uneven")]
+    # Frames where the shipped judge gives a bead among dice a chance of a die between VETO and
+    # BEAD_VETO (found among seeds 900-1099, each under one light; the judge retrained, they move).
+    frames = [(905, "cool"), (1080, "cool")]
     assert sum(_false_readings(seed, light) for seed, light in frames) == 0
     monkeypatch.setattr(dice, "BEAD_VETO", dice.VETO)  # kept on the judge's word as any unsure face
     assert sum(_false_readings(seed, light) for seed, light in frames) >= 2
@@ -362,3 +364,38 @@ def test_close_up_ones_in_real_photos_are_all_read(image):
     truth = {t["image"]: t for t in json.loads((folder / "truth.json").read_text())}
     got = sorted(d.value for d in read_dice(cv2.imread(str(folder / "images" / image))))
     assert got == sorted(d["value"] for d in truth[image]["dice"])
+
+
+def _marked_things_frame(seed: int, kind: str, dice: int = 0):
+    """A seeded 960x720 frame of 12 things of one marked kind (or 8 among `dice` dice of every
+    colour), on one of the simulator's tables, with its truth."""
+    simulator = pytest.importorskip("vision.simulator")
+    rng = np.random.default_rng(seed)
+    scene = simulator.random_scene(rng, dice=dice, clutter=8 if dice else 12, clutter_kinds=(kind,), width=960,
+                                   height=720, die_size=float(rng.uniform(28, 44)),
+                                   colours=tuple(simulator.BODY_COLOURS),
+                                   background=simulator.BACKGROUNDS[seed % len(simulator.BACKGROUNDS)])
+    return simulator.render_table(scene, rng)
+
+
+@pytest.mark.parametrize("kind", MARKED_CLUTTER)
+def test_dice_of_other_kinds_and_keys_are_not_read_as_pip_dice(kind):
+    # Their numbers' and letters' strokes, holes and dots pass for pips on a die-sized body. With no
+    # pip die in the frame nothing tells the dice's size, and the judge alone tells them apart: the
+    # judge trained without marked things read 35 (numbered), 35 (many-sided) and 32 (keys) of these
+    # 48 things as dice; trained with them (THINGS_FRAMES), 3, 8 and 11.
+    false = [len(read_dice(_marked_things_frame(seed, kind)[0])) for seed in range(4)]
+    assert sum(false) <= 14, false
+
+
+@pytest.mark.parametrize("kind", MARKED_CLUTTER)
+def test_pip_dice_among_dice_of_other_kinds_and_keys_are_read_and_the_others_not(kind):
+    # Among 24 pip dice, the judge trained without marked things read 24 (numbered), 19 (many-sided)
+    # and 19 (keys) of these 24 things as dice; trained with them, 0, 1 and 0. Every die is read.
+    right = false = 0
+    for seed in range(3):
+        image, truth = _marked_things_frame(40 + seed, kind, dice=8)
+        readings = read_dice(image)
+        right += sum(d is not None and d.value == t["value"] for t, d in _matched(truth, readings))
+        false += _outside_dice(truth, readings)
+    assert right >= 23 and false <= 3, (right, false)

@@ -184,6 +184,24 @@ def test_training_labels_a_place_by_the_nearest_die():
     assert train.label_at(np.array([201.0, 100.0]), dice_, 40.0) is None  # on the rolling die
 
 
+def test_training_frames_of_things_give_patches_on_their_marked_things_that_show_no_die():
+    train = _training_module()
+    judge = dice._JUDGE
+    ((image, dice_, half, marked),) = train.things_images(frames=1)
+    assert image.shape == (720, 1280, 3) and len(dice_) >= 4 and half == 0
+    assert marked, "the seeded frame holds marked things"
+    side = float(np.median([d[3] for d in dice_]))
+    # Every marked thing lies clear of the dice: each patch on it is labelled no die.
+    assert all(train.label_at(np.array([x, y]), dice_, side)[0] == 0 for x, y, _ in marked)
+    rng = np.random.default_rng(0)
+    with_things = train.image_samples(image, dice_, rng, marked)[1]
+    rng = np.random.default_rng(0)
+    without = train.image_samples(image, dice_, rng)[1]
+    assert len(with_things) - len(without) == train.ON_THING * len(marked)
+    # Making patches once left the reader without its judge, and later tests read without it.
+    assert dice._JUDGE is judge is not None
+
+
 class _FakeJudge:
     """A judge that knows where the dice are: sure of a die (and its value) within half a side of
     one, sure of none elsewhere; it points from a place to the nearest die's centre."""
@@ -446,11 +464,11 @@ def test_a_sure_one_is_judged_when_nothing_tells_the_dice_size_or_its_pip_is_far
     bead = face((6,), 1, (300.0, 100.0), 8.0, 0.0, 0.0, radius=7.0, certainty=0.99)
     unsure = face((7, 8), 2, (400.0, 100.0), 8.0, 0.0, 0.0, radius=3.0, certainty=0.6)
     faces = [five, one, bead, unsure]
-    assert dice._bead_like(faces).tolist() == [False, False, True, False]
-    assert dice._settled(faces, [], dice._bead_like(faces)).tolist() == [True, True, False, False]
+    assert dice._bead_like(faces, []).tolist() == [False, False, True, False]
+    assert dice._settled(faces, [], dice._bead_like(faces, [])).tolist() == [True, True, False, False]
     # Ones alone: nothing tells a one from a bead; a layout among the candidates tells the size.
-    assert dice._settled([one], [], dice._bead_like([one])).tolist() == [False]
-    assert dice._settled([one], [unsure], dice._bead_like([one])).tolist() == [True]
+    assert dice._settled([one], [], dice._bead_like([one], [])).tolist() == [False]
+    assert dice._settled([one], [unsure], dice._bead_like([one], [unsure])).tolist() == [True]
 
 
 def test_with_no_face_chosen_each_body_is_judged_at_its_own_size():
@@ -465,10 +483,16 @@ def test_with_no_face_chosen_each_body_is_judged_at_its_own_size():
     assert die_side == pytest.approx(28.0) and np.allclose(sides, 28.0)
 
 
-def test_a_lone_die_whose_pips_the_pip_finder_misses_is_found_by_its_body():
+def test_a_lone_die_whose_pips_the_pip_finder_misses_is_found_by_its_body(monkeypatch):
     name = "nell-byler-1208"
     entry = next(e for e in _truth(name) if e["image"] == "IMG_20191208_112556.jpg")
     (die,) = entry["dice"]  # a five, red pips on a dark blue-black body: no pip is found
     x1, y1, x2, y2 = die["box"]
-    readings = dice.read_dice(cv2.imread(str(DATA / name / "images" / entry["image"])))
+    image = cv2.imread(str(DATA / name / "images" / entry["image"]))
+    # The judge finds the die; the value reader reads the value of every die the judge adds (the
+    # judge trained with marked things is sure it is a die, but only half sure it shows a five).
+    monkeypatch.setattr(dice, "_VALUES", load_value_reader())
+    readings = dice.read_dice(image)
     assert [(x1 <= r.x <= x2 and y1 <= r.y <= y2, r.value) for r in readings] == [(True, 5)]
+    monkeypatch.setattr(dice, "_JUDGE", None)
+    assert dice.read_dice(image) == []

@@ -202,3 +202,12 @@ def test_training_patches_are_labelled_with_their_dies_values_and_skip_rolling_d
     assert sorted(labels) == sorted(v - 1 for _, _, v, _ in dice_ for _ in range(3))
     assert all(x.shape == (3, PATCH, PATCH) for x in xs)
 
+
+
+def test_training_takes_the_labelled_photos_as_the_judges_training_gives_them():
+    # The judge's trainer once gave each photo a fourth item (the frame's marked things), and the
+    # value trainer, which takes its photos from there, failed to unpack them.
+    train = _training_module()
+    photos = train.labelled_images("nell-byler-1208")[:2]
+    parts = train.samples(photos, 2, seed=0)
+    assert len(parts[0][0]) == 2 * sum(len(d) for _, d, _ in photos) and len(parts[1][0]) == 0
