@@ -23,11 +23,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "training"))
 
 import dice_benchmark  # noqa: E402
 import vision.dice as dice  # noqa: E402
+from train_dice_judge import light_and_table  # noqa: E402
 from vision.dice_scorer import MODEL_PATH, train  # noqa: E402
-from vision.simulator import BLANK_CLUTTER, BODY_COLOURS, LIGHTINGS, random_scene, render_table  # noqa: E402
+from vision.simulator import BLANK_CLUTTER, BODY_COLOURS, random_scene, render_table  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "dice"
 SETS = ("nell-byler-1208", "matteop65")
@@ -39,7 +41,6 @@ def simulator_samples(frames: int = SIM_FRAMES, seed: int = SEED) -> tuple[np.nd
     """Features and labels of the candidates in varied simulator frames."""
     rng = np.random.default_rng(seed)
     colours = [c for c in BODY_COLOURS]
-    backgrounds = ("mat", "wood", "cloth", "plain")
     xs, ys = [], []
     for k in range(frames):
         size = float(rng.uniform(24, 48))
@@ -47,8 +48,7 @@ def simulator_samples(frames: int = SIM_FRAMES, seed: int = SEED) -> tuple[np.nd
         # Half the frames hold Rescue Animals' white, gray and black dice side by side.
         palette = ("white", "gray", "black") if k % 3 else colours
         scene = random_scene(rng, dice=int(rng.integers(6, 20)), colours=palette, width=width, height=height,
-                             die_size=size, lighting=list(LIGHTINGS)[k % len(LIGHTINGS)],
-                             background=backgrounds[(k // len(LIGHTINGS)) % len(backgrounds)],
+                             die_size=size, **light_and_table(k),
                              # The shipped model saw blank clutter only (dice with numbers and keys came later).
                              clutter=int(rng.integers(0, 5)), clutter_kinds=BLANK_CLUTTER)
         image, truth = render_table(scene, rng)

@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import dice_benchmark  # noqa: E402
 import vision.dice as dice  # noqa: E402
 from vision.dice_judge import CONTEXT, MODEL_PATH, PATCH, DiceJudge, cut_patch, standardised  # noqa: E402
-from vision.simulator import BLANK_CLUTTER, BODY_COLOURS, CLUTTER_KINDS, LIGHTINGS, MARKED_CLUTTER, random_scene, render_table  # noqa: E402
+from vision.simulator import BACKGROUNDS, BLANK_CLUTTER, BODY_COLOURS, CLUTTER_KINDS, LIGHTINGS, MARKED_CLUTTER, random_scene, render_table  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "dice"
 SETS = ("nell-byler-1208", "matteop65")
@@ -72,14 +72,12 @@ def labelled_images(name: str) -> list[tuple[np.ndarray, list[tuple[float, float
 def simulator_images(frames: int = SIM_FRAMES, seed: int = SEED) -> list:
     """Seeded simulator frames of every colour, table, light and clutter, with their dice."""
     rng = np.random.default_rng(seed)
-    backgrounds = ("mat", "wood", "cloth", "plain")
     out = []
     for k in range(frames):
         width, height = (1280, 720) if k % 2 else (960, 720)
         palette = ("white", "gray", "black") if k % 3 else list(BODY_COLOURS)
         scene = random_scene(rng, dice=int(rng.integers(6, 20)), colours=palette, width=width, height=height,
-                             die_size=float(rng.uniform(24, 48)), lighting=list(LIGHTINGS)[k % len(LIGHTINGS)],
-                             background=backgrounds[(k // len(LIGHTINGS)) % len(backgrounds)],
+                             die_size=float(rng.uniform(24, 48)), **light_and_table(k),
                              # Blank clutter: marked things have frames of their own (things_images), so these
                              # stay the frames earlier models were trained on.
                              clutter=int(rng.integers(0, 5)), clutter_kinds=BLANK_CLUTTER)
@@ -92,17 +90,21 @@ def things_images(frames: int = THINGS_FRAMES, seed: int = SEED + 100) -> list:
     """Seeded simulator frames of dice of every colour among up to 8 things of every kind, with
     their dice and the centres and sides of their marked things."""
     rng = np.random.default_rng(seed)
-    backgrounds = ("mat", "wood", "cloth", "plain")
     out = []
     for k in range(frames):
         scene = random_scene(rng, dice=int(rng.integers(4, 14)), colours=list(BODY_COLOURS), width=1280, height=720,
-                             die_size=float(rng.uniform(24, 48)), lighting=list(LIGHTINGS)[k % len(LIGHTINGS)],
-                             background=backgrounds[(k // len(LIGHTINGS)) % len(backgrounds)],
+                             die_size=float(rng.uniform(24, 48)), **light_and_table(k),
                              clutter=int(rng.integers(3, 9)), clutter_kinds=CLUTTER_KINDS)
         image, truth = render_table(scene, rng)
         marked = [(t.x, t.y, t.size) for t in scene.clutter if t.kind in MARKED_CLUTTER]
         out.append((image, _sim_dice(truth), k % 2, marked))
     return out
+
+
+def light_and_table(k: int) -> dict[str, str]:
+    """Frame k's light and table (random_scene's lighting and background): every light in turn, on
+    each table in turn."""
+    return {"lighting": list(LIGHTINGS)[k % len(LIGHTINGS)], "background": BACKGROUNDS[(k // len(LIGHTINGS)) % len(BACKGROUNDS)]}
 
 
 def _sim_dice(truth: dict) -> list[tuple[float, float, int, float]]:

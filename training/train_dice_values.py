@@ -29,10 +29,10 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "training"))
 
 import vision.dice as dice  # noqa: E402
-from train_dice_judge import SETS, arguments, export, fitted, gathered, labelled_images, recoloured  # noqa: E402
+from train_dice_judge import SETS, arguments, export, fitted, gathered, labelled_images, light_and_table, recoloured  # noqa: E402
 from vision.dice_judge import cut_patch, standardised  # noqa: E402
 from vision.dice_values import CONTEXT, MODEL_PATH, PATCH, ValueReader  # noqa: E402
-from vision.simulator import BLANK_CLUTTER, BODY_COLOURS, LIGHTINGS, PIP_COLOURS, random_scene, render_table  # noqa: E402
+from vision.simulator import BLANK_CLUTTER, BODY_COLOURS, PIP_COLOURS, random_scene, render_table  # noqa: E402
 
 SEED = 2026
 SIM_FRAMES = 200
@@ -49,12 +49,10 @@ def simulator_images(frames: int = SIM_FRAMES, seed: int = SEED) -> list:
     """Seeded simulator frames of every body colour, table, light and clutter, with their dice; in
     half of them every die takes a pip colour at random (red pips on black or blue dice, say)."""
     rng = np.random.default_rng(seed)
-    backgrounds = ("mat", "wood", "cloth", "plain")
     out = []
     for k in range(frames):
         scene = random_scene(rng, dice=int(rng.integers(6, 20)), colours=list(BODY_COLOURS), width=960, height=720,
-                             die_size=float(rng.uniform(24, 48)), lighting=list(LIGHTINGS)[k % len(LIGHTINGS)],
-                             background=backgrounds[(k // len(LIGHTINGS)) % len(backgrounds)],
+                             die_size=float(rng.uniform(24, 48)), **light_and_table(k),
                              # The shipped model saw blank clutter only (dice with numbers and keys came later).
                              clutter=int(rng.integers(0, 4)), clutter_kinds=BLANK_CLUTTER)
         if k % 2:
