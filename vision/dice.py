@@ -804,7 +804,7 @@ def _judged_faces(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Fac
     """The pip-first reader's faces that the judge does not reject, and the dice the judge is sure
     of where the pip-first reader chose nothing (looked for also at the frame's loose `pips`)."""
     bead_like = _bead_like(chosen, candidates)
-    settled = _settled(chosen, candidates, bead_like)
+    settled = _settled(chosen, bead_like)
     places, sides, typical, loose = _proposals(chosen, candidates, squares, settled=settled, pips=pips)
     if not len(places):
         return chosen
@@ -902,21 +902,11 @@ def _looked(bgr: np.ndarray, places: np.ndarray, sides: np.ndarray) -> _Looks:
 LOOSE_FOUND = 0.5
 
 
-def _settled(chosen: list["_Face"], candidates: list["_Face"], bead_like: np.ndarray) -> np.ndarray:
+def _settled(chosen: list["_Face"], bead_like: np.ndarray) -> np.ndarray:
     """Which chosen faces the judge leaves as they are: those the face scorer is SETTLED sure of,
-    except where the scorer cannot tell a one from a round spot: when no layout of two or more
-    pips tells the dice's size (then nothing is settled), or a `bead_like` one (_bead_like)."""
-    if not _layout_seen(chosen, candidates):
-        # Beads on a wooden table, seen as ones, stood on the scorer's word: clutter-only simulator
-        # frames (40 of them), 22 false dice -> 0; the photo sets read the same.
-        return np.zeros(len(chosen), bool)
+    except a `bead_like` one (_bead_like), where the scorer cannot tell a one from a round spot."""
     # A bead among dice (simulator frames of 10 dice and 8 things: 10 beads read as ones -> 1).
     return np.array([f.certainty >= SETTLED for f in chosen], bool) & ~bead_like
-
-
-def _layout_seen(chosen: list["_Face"], candidates: list["_Face"]) -> bool:
-    """True when a face of two or more pips, chosen or a candidate, tells the dice's size."""
-    return any(f.value > 1 for f in chosen + candidates)
 
 
 def _bead_like(chosen: list["_Face"], candidates: list["_Face"]) -> np.ndarray:
@@ -924,9 +914,10 @@ def _bead_like(chosen: list["_Face"], candidates: list["_Face"]) -> np.ndarray:
     more pips tells the dice's size, else those whose pip is far bigger than the sure faces' pips (a
     one's pip is a third or so bigger than the others', a bead's round spot twice as big or more,
     though some dice have a one's pip that big: nell-byler's show a few, which the judge is sure of)."""
-    if not _layout_seen(chosen, candidates):
-        # Then a bead passes for a one on the judge's word alone, and a judge trained with marked
-        # things gave two beads alone on wood a 0.05-0.07 chance of a die (VETO is 0.05).
+    if not any(f.value > 1 for f in chosen + candidates):
+        # Beads on a wooden table, seen as ones, stood on the scorer's word: clutter-only simulator
+        # frames (40 of them), 22 false dice -> 0; the photo sets read the same. They are held to
+        # BEAD_VETO too: a judge trained with marked things gave two such beads 0.053 and 0.069.
         return np.array([f.value == 1 for f in chosen], bool)
     biggest = BIG_ONE * _sure_pip_radius(chosen)
     return np.array([f.value == 1 and f.radius > biggest for f in chosen], bool)

@@ -465,10 +465,10 @@ def test_a_sure_one_is_judged_when_nothing_tells_the_dice_size_or_its_pip_is_far
     unsure = face((7, 8), 2, (400.0, 100.0), 8.0, 0.0, 0.0, radius=3.0, certainty=0.6)
     faces = [five, one, bead, unsure]
     assert dice._bead_like(faces, []).tolist() == [False, False, True, False]
-    assert dice._settled(faces, [], dice._bead_like(faces, [])).tolist() == [True, True, False, False]
+    assert dice._settled(faces, dice._bead_like(faces, [])).tolist() == [True, True, False, False]
     # Ones alone: nothing tells a one from a bead; a layout among the candidates tells the size.
-    assert dice._settled([one], [], dice._bead_like([one], [])).tolist() == [False]
-    assert dice._settled([one], [unsure], dice._bead_like([one], [unsure])).tolist() == [True]
+    assert dice._settled([one], dice._bead_like([one], [])).tolist() == [False]
+    assert dice._settled([one], dice._bead_like([one], [unsure])).tolist() == [True]
 
 
 def test_with_no_face_chosen_each_body_is_judged_at_its_own_size():
