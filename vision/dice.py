@@ -378,14 +378,22 @@ def _sized_by_pips(bgr: np.ndarray, look: _Look, probe: bool = True, top: float 
     if not probe and evidence < SURE_EVIDENCE:
         return 1.0  # a known size, which a few faces (dice rolling) do not overturn
     level = 1.0
+    # Where the frame's own faces are all half sure (texture and specks in a close photo of big
+    # pips), the sizes are weighed by their sure faces; where it shows none at all, a smaller
+    # size's sure one or two on its die's body tells the size too (a close photo of one die).
+    own = _telling_faces(bgr, look)
+    weighed = _weighed(own)
+    faint = weighed < FAINT_EVIDENCE
     while probe and min(bgr.shape[:2]) * level / 2.0 >= PROBE_SIDE:
         level /= 2.0
         smaller = _resized(bgr, level)
-        coarse, coarse_radius = _pip_evidence(smaller, _first_look(smaller), coarse=True)
+        faces = _telling_faces(smaller, _first_look(smaller), coarse=True, lone=not own)
+        coarse, coarse_radius, strong = _certainty(faces), _pip_radius(faces), _weighed(faces)
         # A smaller size only tells of pips too big for the larger one: of small pips it sees
         # specks and texture as readily as dice.
-        if coarse > COARSER_GAIN * evidence + 0.5 and coarse_radius >= COARSE_RADIUS:
-            evidence, radius, in_range = coarse, coarse_radius / level, False
+        if coarse_radius >= COARSE_RADIUS and (coarse > COARSER_GAIN * evidence + 0.5
+                                               or (faint and strong > COARSER_GAIN * weighed + 0.5)):
+            evidence, radius, weighed, in_range = coarse, coarse_radius / level, strong, False
     if not evidence or in_range:
         return 1.0
     factor = PIP_TARGET[0 if radius < PIP_RANGE[0] else 1] / radius
@@ -395,20 +403,45 @@ def _sized_by_pips(bgr: np.ndarray, look: _Look, probe: bool = True, top: float 
 
 def _pip_evidence(bgr: np.ndarray, look: _Look, coarse: bool = False) -> tuple[float, float]:
     """How much a look's chosen faces say about pip size (the sum of the scorer's certainty over the
-    faces it is at least half sure of, no bigger than a die in the frame can be), and the median
-    radius of their pips (of faces of two or more pips where there are any: a one's pip is bigger,
-    and a dark die on a light table can pass for one; not of twos of pips over BODY_AS_PIP times
-    those of the faces of three or more; of the surest faces alone where they find pips over
-    BIG_PIPS times too big); 0 with none. A `coarse` look (at a smaller size than the frame's)
-    counts faces of three or more pips, and of one or two pips only where surely dice (_dice_on_bodies)."""
+    faces that tell it, _telling_faces) and the radius of their pips (_pip_radius); 0 with none."""
+    faces = _telling_faces(bgr, look, coarse)
+    return _certainty(faces), _pip_radius(faces)
+
+
+def _certainty(faces: list["_Face"]) -> float:
+    """The sum of the scorer's certainty over faces."""
+    return float(sum(f.certainty for f in faces))
+
+
+def _weighed(faces: list["_Face"]) -> float:
+    """The faces' evidence counting each by how much surer than half the scorer is (0 at half, 1
+    when certain): many half-sure faces weigh less than a few sure ones."""
+    return float(sum(max(2.0 * f.certainty - 1.0, 0.0) for f in faces))
+
+
+def _telling_faces(bgr: np.ndarray, look: _Look, coarse: bool = False, lone: bool = False) -> list["_Face"]:
+    """The chosen faces that tell the pip size: those the scorer is at least half sure of, no bigger
+    than a die in the frame can be. A `coarse` look (at a smaller size than the frame's) counts
+    faces of three or more pips, and of one or two pips only where surely dice (_dice_on_bodies);
+    where the frame itself showed none (`lone`), a single such die of a LONE_SURE face will do."""
     biggest = MAX_FACE_SHARE * min(bgr.shape[:2])
     sure = [f for f in look.chosen if f.certainty >= 0.5 and f.pips and f.size <= biggest]
-    if coarse:
-        # Seen small, a dark die on a light table looks like a one's pip, and two such dice (or two
-        # rivets on a binder) like a two: ones and twos tell of big pips only when surely dice.
-        sure = [f for f in sure if f.value >= 3] + _dice_on_bodies(bgr, [f for f in sure if f.value < 3])
+    if not coarse:
+        return sure
+    # Seen small, a dark die on a light table looks like a one's pip, and two such dice (or two
+    # rivets on a binder) like a two: ones and twos tell of big pips only when surely dice.
+    few = [f for f in sure if f.value < 3]
+    alone = _dice_on_bodies(bgr, [f for f in few if f.certainty >= LONE_SURE], least=1) if lone else []
+    return [f for f in sure if f.value >= 3] + (alone or _dice_on_bodies(bgr, few))
+
+
+def _pip_radius(sure: list["_Face"]) -> float:
+    """The median radius of the pips of the faces that tell the pip size (of faces of two or more
+    pips where there are any: a one's pip is bigger, and a dark die on a light table can pass for
+    one; not of twos of pips over BODY_AS_PIP times those of the faces of three or more; of the
+    surest faces alone where they find pips over BIG_PIPS times too big); 0 with none."""
     if not sure:
-        return 0.0, 0.0
+        return 0.0
     # In a photo of small dice, two dark dice side by side pass for a sure two of big pips: a two
     # whose pips are far bigger than those of the faces of three or more pips does not count
     # (nell-byler at half size: 61.3 -> 71.3 % read; at x0.75 +1 die; at its own size, x1.5 and x2
@@ -416,9 +449,8 @@ def _pip_evidence(bgr: np.ndarray, look: _Look, coarse: bool = False) -> tuple[f
     many = [f.radius for f in sure if f.value >= 3]
     most = BODY_AS_PIP * _middle(many) if many else np.inf
     several = [f for f in sure if f.value > 1 and f.radius <= most]
-    evidence = sum(f.certainty for f in sure)
     if not several:
-        return evidence, _middle([ONE_PIP * f.radius for f in sure])
+        return _middle([ONE_PIP * f.radius for f in sure])
     # A sure one's pip says more than far smaller pips, of half-sure faces that weigh less: its die's
     # side faces seen edge-on (a photo of one die showing a one was enlarged until its pip was too
     # big to find; matteop65 x3, 4 dice more read).
@@ -426,28 +458,30 @@ def _pip_evidence(bgr: np.ndarray, look: _Look, coarse: bool = False) -> tuple[f
     if (ones and sum(f.certainty for f in ones) > sum(f.certainty for f in several)
             and max(f.certainty for f in several) < SETTLED
             and SIDE_PIPS * _middle([f.radius for f in several]) < _middle([f.radius for f in ones])):
-        return evidence, _middle([ONE_PIP * f.radius for f in ones])
+        return _middle([ONE_PIP * f.radius for f in ones])
     # In a close photo, specks and bits of side faces make half-sure faces of small pips that pull
     # the median into range: pips the surest faces find too big are believed (nell-byler enlarged 3
     # times: 88.9 -> 92.6 % read, false dice 68 -> 38; x2 and matteop65 x1.5-3 a die or more each
     # and fewer false dice; at their own size and smaller, the same).
     surest = [f.radius for f in several if f.certainty >= SETTLED]
     if surest and _middle(surest) > BIG_PIPS * PIP_RANGE[1]:
-        return evidence, _middle(surest)
-    return evidence, _middle([f.radius for f in several])
+        return _middle(surest)
+    return _middle([f.radius for f in several])
 
 
-def _dice_on_bodies(bgr: np.ndarray, faces: list["_Face"]) -> list["_Face"]:
+def _dice_on_bodies(bgr: np.ndarray, faces: list["_Face"], least: int | None = None) -> list["_Face"]:
     """The faces (of a look at a smaller size than the frame's) that the judge finds a die at, each
-    on a body that stands out from the table, when at least FEW_LEAST of them are; else none."""
+    on a body that stands out from the table, when at least `least` (default FEW_LEAST) of them
+    are; else none."""
+    least = least or FEW_LEAST
     # The rings first: a few samples each, where the judge costs a network pass a face.
     faces = [f for f in faces if _on_own_body(bgr, f)]
-    if _JUDGE is None or len(faces) < FEW_LEAST:
+    if _JUDGE is None or len(faces) < least:
         return []
     chance = _JUDGE.judge(bgr, np.array([f.centre for f in faces], np.float64),
                           np.array([DIE_PER_FACE * f.size for f in faces])).die
     dice_ = [f for f, p in zip(faces, chance) if p >= FEW_DIE]
-    return dice_ if len(dice_) >= FEW_LEAST else []
+    return dice_ if len(dice_) >= least else []
 
 
 def _on_own_body(bgr: np.ndarray, face: "_Face") -> bool:
@@ -475,6 +509,16 @@ def _on_own_body(bgr: np.ndarray, face: "_Face") -> bool:
 # off; they pass where those differ (shadow, uneven light or cloth) and are refused on an even
 # table, where the frame is read as before.
 FEW_DIE, FEW_LEAST = 0.9, 2
+# Where a frame shows no face at its own size, one die on its body at a smaller size, of a face
+# the scorer is LONE_SURE of, tells the pip size (a close photo of a single die showing a one or a
+# two; two such dice were needed before). Where a frame's own faces weigh (_weighed) under
+# FAINT_EVIDENCE, a smaller size whose faces outweigh them tells it too. matteop65 enlarged
+# 1.5 / 2 / 3 times: 1169 / 1131 / 1122 -> 1185 / 1151 / 1156 dice read, false dice 59 / 59 / 92 ->
+# 54 / 58 / 67; nell-byler at every size, both sets at their own size and smaller, the simulator's
+# tables and its things, the same. Without the body rings, nell-byler's small dark dice on a white
+# table were read as a one and a two of big pips (3 dice lost at its own size); at FAINT_EVIDENCE
+# 2.5, nell-byler enlarged 3 times had 3 false dice more.
+LONE_SURE, FAINT_EVIDENCE = 0.95, 2.0
 BODY_RINGS, BODY_STANDS_OUT = (0.36, 0.85), 30.0
 
 
