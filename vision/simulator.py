@@ -236,13 +236,17 @@ def random_clutter(rng: np.random.Generator, count: int, size: float, width: int
                    kinds: Sequence[str] = CLUTTER_KINDS) -> tuple[Thing, ...]:
     """`count` things that are not dice, of `kinds`, at random places clear of the dice."""
     things: list[Thing] = []
-    scale = {"cube": 1.0, "token": 1.3, "bead": 0.35, "card": 2.6, "numbered": 1.0, "polyhedral": 1.15, "key": 1.2}
+    if count and 2.0 * min(_thing_reach(kind, size * CLUTTER_SCALE[kind] * 0.9, size) for kind in kinds) >= min(width, height):
+        raise ValueError(f"things that are not dice do not fit beside dice of {size:.0f} px on a {width}x{height} "
+                         "table; use smaller dice, a bigger frame or no clutter")
     for _ in range(count * 100):
         if len(things) == count:
             break
         kind = kinds[int(rng.integers(len(kinds)))]
-        side = size * scale[kind] * float(rng.uniform(0.9, 1.1))
-        reach = side * (1.0 if kind == "card" else 0.75) + size
+        side = size * CLUTTER_SCALE[kind] * float(rng.uniform(0.9, 1.1))
+        reach = _thing_reach(kind, side, size)
+        if 2.0 * reach >= min(width, height):
+            continue  # this kind is too big for the table at this die size
         x, y = float(rng.uniform(reach, width - reach)), float(rng.uniform(reach, height - reach))
         clear_of_dice = all(math.hypot(x - dx, y - dy) > reach + size * 0.3 for dx, dy, _ in dice)
         clear_of_things = all(math.hypot(x - t.x, y - t.y) > reach + t.size for t in things)
@@ -252,6 +256,15 @@ def random_clutter(rng: np.random.Generator, count: int, size: float, width: int
             mark = str(rng.choice(MARKS[kind])) if kind in MARKS else ""
             things.append(Thing(kind, x, y, side, float(rng.uniform(0, 90)), colour, mark))
     return tuple(things)
+
+
+# Each kind of thing's side, in die sides.
+CLUTTER_SCALE = {"cube": 1.0, "token": 1.3, "bead": 0.35, "card": 2.6, "numbered": 1.0, "polyhedral": 1.15, "key": 1.2}
+
+
+def _thing_reach(kind: str, side: float, die_size: float) -> float:
+    """How far a thing of `side` keeps its centre from the frame's edges: its own half-extent and a die."""
+    return side * (1.0 if kind == "card" else 0.75) + die_size
 
 
 def die_pixels(width: int, camera_mm: float = 700.0, die_mm: float = 16.0, fov_degrees: float = 66.0) -> float:
@@ -997,6 +1010,9 @@ class SimTable:
         taken = [(d.target if d.t1 > self.t else (d.x, d.y, d.angle)) for d in self.dice if d is not exclude]
         x1, y1, x2, y2 = self.zones[seat]
         margin = size * 1.2
+        if min(x2 - x1, y2 - y1) <= 2.0 * margin:
+            raise ValueError(f"seat {seat}'s zone ({x2 - x1:.0f}x{y2 - y1:.0f} px) is too small for dice of {size:.0f} px; "
+                             "use smaller dice (die_size), fewer seats or a bigger frame")
         for _ in range(400):
             touching = taken and self.rng.random() < 0.2
             candidate = _candidate(self.rng, taken, size, (x1 + margin, y1 + margin, x2 - margin, y2 - margin), 0.0)

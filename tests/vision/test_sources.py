@@ -382,3 +382,23 @@ def test_a_table_built_by_the_caller_is_a_source_too():
 def test_sim_with_more_dice_than_fit_says_so():
     with pytest.raises(SourceError, match="seat 0's zone is too small for its dice"):
         open_source("sim?dice=80&size=320x180&die_size=30")
+
+
+def test_sim_with_dice_too_big_for_a_seat_says_so_and_what_to_do():
+    # The zone once left no room for a die's place and numpy's "high - low < 0" was all it said.
+    with pytest.raises(SourceError, match=r"seat 0's zone \(621x461 px\) is too small for dice of .* use smaller dice"):
+        open_source("sim?die_size=200&dice=1&size=640x480&realtime=0")
+
+
+def test_sim_with_big_dice_and_clutter_lays_the_things_that_fit():
+    # Cards and tokens beside dice of 250 px are too big for a full-HD frame; beads still fit.
+    source = open_source("sim?die_size=250&clutter=3&dice=1&realtime=0")
+    assert 1 <= len(source.table.scene.clutter) <= 3
+
+
+def test_clutter_that_cannot_fit_the_table_at_all_is_named():
+    from vision.simulator import random_clutter
+
+    with pytest.raises(ValueError, match="things that are not dice do not fit beside dice of 400 px on a 900x900 table"):
+        random_clutter(np.random.default_rng(0), 3, 400.0, 900, 900, [])
+    assert random_clutter(np.random.default_rng(0), 0, 400.0, 900, 900, []) == ()
