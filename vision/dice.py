@@ -539,7 +539,8 @@ LONE_SURE, FAINT_EVIDENCE = 0.95, 2.0
 # A frame sure of pips over NEAR_TOP px is also looked at in half size (_halved_factor): a pip
 # wider than the kernel is measured too small. nell-byler enlarged 2.5 / 3 / 4 times: 977 / 994 /
 # 1022 -> 993 / 1003 / 1026 dice read, false dice 44 / 38 / 18 -> 32 / 36 / 14; the sets at other
-# sizes and the simulator the same. It costs a half-size look on 133 more of matteop65's 396
+# sizes and the simulator read the same dice (x2: a false die fewer on nell-byler, one more on
+# matteop65), and a live table is not looked at again. It costs a half-size look on 133 more of matteop65's 396
 # photos (its pips are 2.9-4.6 px): about 0.5 ms on their median. At 3.0, nell-byler x2.5 read 3
 # dice more for 26 more such looks.
 NEAR_TOP = 3.3
