@@ -1,6 +1,7 @@
 """Benchmark the dice reader: accuracy and speed on labelled photo folders and on simulator frames.
 
 usage: python3 benchmarks/dice_benchmark.py [FOLDER_WITH_truth.json ...] [--sim N] [--no-sim]
+       [--scales 0.5,1.5,3] [--looks warm,cool,dark,bright,flat,noisy]
 Without folders it measures both sets in ../shared/data/dice. Runs on ONE core
 (cv2.setNumThreads(1)). Matching is the scorer's (../shared/tools/score_dice.py): a reading matches
 a true die when its centre lies inside the true box with 15% slack, each true die matched once.
@@ -14,6 +15,7 @@ import json
 import statistics
 import sys
 import time
+import zlib
 from pathlib import Path
 
 import cv2
@@ -84,9 +86,10 @@ def score_copy(truth: list[dict], readings: list[dict]) -> dict:
     }
 
 
-def read_folder(folder: Path, scale: float = 1.0) -> tuple[list[dict], list[dict], list[float]]:
+def read_folder(folder: Path, scale: float = 1.0, look: str | None = None) -> tuple[list[dict], list[dict], list[float]]:
     """Read every image of a labelled folder, resized by `scale` (as a camera nearer or farther
-    would show it): (truth, readings as JSON lines in the labels' pixels, ms per image)."""
+    would show it) and changed as another light or camera would (`look`, one of LOOKS): (truth,
+    readings as JSON lines in the labels' pixels, ms per image)."""
     truth = json.loads((folder / "truth.json").read_text())
     images = folder / "images" if (folder / "images").is_dir() else folder
     readings, times = [], []
@@ -97,11 +100,36 @@ def read_folder(folder: Path, scale: float = 1.0) -> tuple[list[dict], list[dict
         if scale != 1.0:
             image = cv2.resize(image, None, fx=scale, fy=scale,
                                interpolation=cv2.INTER_AREA if scale < 1.0 else cv2.INTER_CUBIC)
+        if look is not None:
+            image = LOOKS[look](image, zlib.crc32(entry["image"].encode()))
         dice, ms = timed_read(image)
         times.append(ms)
         found = [dict(d.to_dict(), x=d.x / scale, y=d.y / scale) for d in dice]
         readings.append({"image": entry["image"], "dice": found})
     return truth, readings, times
+
+
+def _scaled_channels(image: np.ndarray, gains: tuple[float, float, float], offset: float = 0.0) -> np.ndarray:
+    """The image with each channel (B, G, R) scaled by its gain and `offset` added, clipped to 0-255."""
+    return np.clip(image.astype(np.float32) * np.array(gains, np.float32) + offset, 0, 255).astype(np.uint8)
+
+
+def _noisy(image: np.ndarray, seed: int) -> np.ndarray:
+    """The image with a small sensor's noise in dim light (Gaussian, 8 grey levels), seeded per image."""
+    noise = np.random.default_rng(seed).normal(0.0, 8.0, image.shape)
+    return np.clip(image.astype(np.float32) + noise, 0, 255).astype(np.uint8)
+
+
+# Other lights and cameras, made from the labelled photos (`--looks`): each takes an image and a
+# seed (from its file name) and returns the image as that light or camera would show it.
+LOOKS = {
+    "warm": lambda image, seed: _scaled_channels(image, (0.7, 0.95, 1.15)),  # a lamp, white balance off
+    "cool": lambda image, seed: _scaled_channels(image, (1.2, 1.0, 0.8)),  # daylight on a warm setting
+    "dark": lambda image, seed: _scaled_channels(image, (0.45, 0.45, 0.45)),  # underexposed
+    "bright": lambda image, seed: _scaled_channels(image, (1.5, 1.5, 1.5)),  # overexposed: whites clip
+    "flat": lambda image, seed: _scaled_channels(image, (0.5, 0.5, 0.5), 64.0),  # haze, a cheap lens
+    "noisy": _noisy,
+}
 
 
 def timed_read(image: np.ndarray, profile=None) -> tuple[list, float]:
@@ -268,6 +296,23 @@ def colour_mistakes(truth: list[dict], dice: list) -> tuple[int, int]:
     return errors, checked
 
 
+def report_look(folder: Path, look: str, score) -> None:
+    """Benchmark one labelled folder as another light or camera would show it; one line."""
+    truth, readings, times = read_folder(folder, look=look)
+    s = score(truth, readings)
+    print(f"  {look}: end-to-end {100 * s['end_to_end']:.2f}%, found {100 * s['recall']:.2f}%, "
+          f"false dice {s['false_dice']}, median ms {statistics.median(times):.2f}")
+
+
+def _looks(text: str) -> list[str]:
+    """Comma-separated names of LOOKS."""
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    unknown = [name for name in names if name not in LOOKS]
+    if not names or unknown:
+        raise argparse.ArgumentTypeError(f"{text!r}: give looks separated by commas, of {', '.join(LOOKS)}")
+    return names
+
+
 def report_scale(folder: Path, scale: float, score) -> None:
     """Benchmark one labelled folder resized by `scale` and print its numbers on one line."""
     truth, readings, times = read_folder(folder, scale)
@@ -315,6 +360,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="seeded sets of simulator frames for the colour errors (default 1)")
     parser.add_argument("--scales", type=_scales, default=[],
                         help="also read each folder resized by these factors, e.g. 0.5,1.5,3")
+    parser.add_argument("--looks", type=_looks, default=[],
+                        help=f"also read each folder as other lights and cameras show it: {', '.join(LOOKS)}")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     score = load_scorer()
@@ -327,6 +374,8 @@ def main(argv: list[str] | None = None) -> int:
         report_folder(folder, score)
         for scale in args.scales:
             report_scale(folder, scale, score)
+        for look in args.looks:
+            report_look(folder, look, score)
     if not args.no_sim:
         report_simulator(args.sim, score, args.colour_sets)
         if args.things:

@@ -7,6 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -48,6 +49,32 @@ def test_bad_scales_are_refused_with_a_message(two_photos, capsys, text):
     with pytest.raises(SystemExit):
         _benchmark().main([str(two_photos), "--no-sim", "--scales", text])
     assert "positive factors" in capsys.readouterr().err
+
+
+def test_other_lights_and_cameras_are_read_and_scored_each_on_a_line(two_photos, capsys):
+    assert _benchmark().main([str(two_photos), "--no-sim", "--looks", "warm,noisy"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("  warm: end-to-end") for line in lines)
+    assert any(line.startswith("  noisy: end-to-end") for line in lines)
+
+
+def test_each_look_changes_a_photo_as_its_light_or_camera_would():
+    looks = _benchmark().LOOKS
+    photo = np.full((20, 30, 3), (100, 150, 200), np.uint8)
+    warm, dark, flat = looks["warm"](photo, 0), looks["dark"](photo, 0), looks["flat"](photo, 0)
+    assert warm[0, 0, 0] < photo[0, 0, 0] and warm[0, 0, 2] > photo[0, 0, 2]  # bluer less, redder more
+    assert (dark < photo).all() and flat.max() - flat.min() < photo.max() - photo.min()
+    assert looks["bright"](photo, 0)[0, 0, 2] == 255  # whites clip
+    noisy = looks["noisy"](photo, 7)
+    assert noisy.dtype == np.uint8 and noisy.shape == photo.shape
+    assert (noisy == looks["noisy"](photo, 7)).all() and (noisy != looks["noisy"](photo, 8)).any()
+
+
+@pytest.mark.parametrize("text", ["sepia", "", "warm,sepia"])
+def test_unknown_looks_are_refused_with_the_known_ones(two_photos, capsys, text):
+    with pytest.raises(SystemExit):
+        _benchmark().main([str(two_photos), "--no-sim", "--looks", text])
+    assert "warm, cool, dark, bright, flat, noisy" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("labels, says", [("[]", "labels no images"), ("{not json", "not readable JSON"),
