@@ -77,10 +77,7 @@ def test_close_photos_of_only_ones_and_twos_are_shrunk_by_the_faces_the_judge_fi
 
 @pytest.mark.parametrize("image", ["dice_1.jpg", "dice_10.jpg", "two_1.jpg", "two_3.jpg"])
 def test_a_close_photo_of_a_single_die_showing_a_one_or_a_two_is_shrunk_by_that_die(image, monkeypatch):
-    photo = cv2.imread(str(DATA / "matteop65" / "images" / image))
-    if photo is None:
-        pytest.skip("the matteop65 photos are absent")
-    entry = next(e for e in json.loads((DATA / "matteop65" / "truth.json").read_text()) if e["image"] == image)
+    photo, entry = _photo("matteop65", image)
     big = _enlarged(photo, 3.0)
     assert _right(read_dice(big), entry, 3.0) == 1
     # Two such dice were once needed: the photo was read unshrunk, its pip too big to be found.
@@ -92,10 +89,7 @@ def test_a_close_photo_of_a_single_die_showing_a_one_or_a_two_is_shrunk_by_that_
 def test_half_sure_faces_of_texture_in_a_close_photo_do_not_outweigh_the_sure_faces_of_a_smaller_size(image, monkeypatch):
     # Enlarged three times, the wood and the pips' own specks make half-sure faces of small pips
     # that, summed, once outweighed the three sure faces of the real dice seen at half size.
-    photo = cv2.imread(str(DATA / "matteop65" / "images" / image))
-    if photo is None:
-        pytest.skip("the matteop65 photos are absent")
-    big = _enlarged(photo, 3.0)
+    big = _enlarged(_photo("matteop65", image)[0], 3.0)
     assert 0.2 < pip_scale(big, dice._first_look(big)) < 0.4
     monkeypatch.setattr(dice, "FAINT_EVIDENCE", 0.0)  # every frame's own faces counted in full
     assert pip_scale(big, dice._first_look(big)) == 1.0
@@ -105,10 +99,7 @@ def test_half_sure_faces_of_texture_in_a_close_photo_do_not_outweigh_the_sure_fa
 def test_pips_just_wider_than_the_pip_finder_are_measured_in_a_half_size_look(image, monkeypatch):
     # Enlarged 2.5 times, these pips (5-6 px) are measured at 3.9-4.2 px, inside the range the
     # reader reads as it is: the frame was read unshrunk and lost a fifth to a third of its dice.
-    photo = cv2.imread(str(DATA / "nell-byler-1208" / "images" / image))
-    if photo is None:
-        pytest.skip("the nell-byler-1208 photos are absent")
-    entry = next(e for e in json.loads((DATA / "nell-byler-1208" / "truth.json").read_text()) if e["image"] == image)
+    photo, entry = _photo("nell-byler-1208", image)
     big = _enlarged(photo, 2.5)
     assert 0.45 < pip_scale(big, dice._first_look(big)) < 0.6
     assert _right(read_dice(big), entry, 2.5) == len(entry["dice"])
