@@ -296,14 +296,6 @@ def colour_mistakes(truth: list[dict], dice: list) -> tuple[int, int]:
     return errors, checked
 
 
-def report_look(folder: Path, look: str, score) -> None:
-    """Benchmark one labelled folder as another light or camera would show it; one line."""
-    truth, readings, times = read_folder(folder, look=look)
-    s = score(truth, readings)
-    print(f"  {look}: end-to-end {100 * s['end_to_end']:.2f}%, found {100 * s['recall']:.2f}%, "
-          f"false dice {s['false_dice']}, median ms {statistics.median(times):.2f}")
-
-
 def _looks(text: str) -> list[str]:
     """Comma-separated names of LOOKS."""
     names = [part.strip() for part in text.split(",") if part.strip()]
@@ -313,11 +305,11 @@ def _looks(text: str) -> list[str]:
     return names
 
 
-def report_scale(folder: Path, scale: float, score) -> None:
-    """Benchmark one labelled folder resized by `scale` and print its numbers on one line."""
-    truth, readings, times = read_folder(folder, scale)
+def report_changed(folder: Path, label: str, score, scale: float = 1.0, look: str | None = None) -> None:
+    """Benchmark one labelled folder resized by `scale` and shown in `look`; one line under `label`."""
+    truth, readings, times = read_folder(folder, scale, look)
     s = score(truth, readings)
-    print(f"  resized x{scale:g}: end-to-end {100 * s['end_to_end']:.2f}%, found {100 * s['recall']:.2f}%, "
+    print(f"  {label}: end-to-end {100 * s['end_to_end']:.2f}%, found {100 * s['recall']:.2f}%, "
           f"false dice {s['false_dice']}, median ms {statistics.median(times):.2f}")
 
 
@@ -373,9 +365,9 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         report_folder(folder, score)
         for scale in args.scales:
-            report_scale(folder, scale, score)
+            report_changed(folder, f"resized x{scale:g}", score, scale=scale)
         for look in args.looks:
-            report_look(folder, look, score)
+            report_changed(folder, look, score, look=look)
     if not args.no_sim:
         report_simulator(args.sim, score, args.colour_sets)
         if args.things:
