@@ -389,6 +389,9 @@ def _sized_by_pips(bgr: np.ndarray, look: _Look, probe: bool = True, top: float 
     own = _telling_faces(bgr, look)
     weighed = _weighed(own)
     faint = weighed < FAINT_EVIDENCE
+    # Nor does a frame whose faint faces include none of several pips that is OUTRIGHT sure
+    # outweigh a smaller size's face of three or more pips that is (a close photo of one die).
+    doubtful = faint and not any(f.certainty >= OUTRIGHT and f.value >= 2 for f in own)
     while probe and min(bgr.shape[:2]) * level / 2.0 >= PROBE_SIDE:
         level /= 2.0
         smaller = _resized(bgr, level)
@@ -396,9 +399,11 @@ def _sized_by_pips(bgr: np.ndarray, look: _Look, probe: bool = True, top: float 
         coarse, coarse_radius, strong = _certainty(faces), _pip_radius(faces), _weighed(faces)
         # A smaller size only tells of pips too big for the larger one: of small pips it sees
         # specks and texture as readily as dice.
-        if coarse_radius >= COARSE_RADIUS and (coarse > COARSER_GAIN * evidence + 0.5
+        outright = doubtful and any(f.certainty >= OUTRIGHT and f.value >= 3 for f in faces)
+        if coarse_radius >= COARSE_RADIUS and (coarse > COARSER_GAIN * evidence + 0.5 or outright
                                                or (faint and strong > COARSER_GAIN * weighed + 0.5)):
             evidence, radius, weighed, in_range = coarse, coarse_radius / level, strong, False
+            doubtful = False  # a smaller size still must outweigh this one
     if not evidence or in_range:
         return 1.0
     factor = PIP_TARGET[0 if radius < PIP_RANGE[0] else 1] / radius
@@ -544,6 +549,15 @@ LONE_SURE, FAINT_EVIDENCE = 0.95, 2.0
 # photos (its pips are 2.9-4.6 px): about 0.5 ms on their median. At 3.0, nell-byler x2.5 read 3
 # dice more for 26 more such looks.
 NEAR_TOP = 3.3
+# A smaller size's face of three or more pips the scorer is this sure of tells the pip size where a
+# frame's own faces are faint and none of them of two or more pips is as sure (a close photo of a
+# single die, where a half-sure face of the wood or of the pips' specks stood against it); a still
+# smaller size must then outweigh it. Resized x1.5 / x2 / x2.5 / x3 / x4: matteop65 1185 / 1151 /
+# 1152 / 1156 / 1156 -> 1187 / 1159 / 1158 / 1161 / 1163 dice read, false dice 54 / 59 / 92 / 67 /
+# 67 -> 46 / 51 / 82 / 57 / 57; nell-byler x2 / x2.5 / x3 / x4 1025 / 993 / 1003 / 1026 -> 1028 /
+# 996 / 1004 / 1030. At their own size and smaller, the simulator's tables, its things and 80
+# close frames of 1-4 dice of 70-200 px, the same dice (nell x0.5 one more).
+OUTRIGHT = 0.95
 BODY_RINGS, BODY_STANDS_OUT = (0.36, 0.85), 30.0
 
 

@@ -95,6 +95,19 @@ def test_half_sure_faces_of_texture_in_a_close_photo_do_not_outweigh_the_sure_fa
     assert pip_scale(big, dice._first_look(big)) == 1.0
 
 
+@pytest.mark.parametrize("image", ["four_5.jpg", "six_7.jpg", "three_8.jpg"])
+def test_a_close_photo_of_one_die_is_sized_by_its_sure_face_over_a_half_sure_one_of_the_wood(image, monkeypatch):
+    # Enlarged three times, one half-sure face of specks at full size stood against the die's
+    # face at a smaller size: the photo was read unshrunk, the die missed and specks read instead.
+    photo, entry = _photo("matteop65", image)
+    big = _enlarged(photo, 3.0)
+    assert 0.2 < pip_scale(big, dice._first_look(big)) < 0.35
+    assert _right(read_dice(big), entry, 3.0) == len(read_dice(big)) == 1
+    monkeypatch.setattr(dice, "OUTRIGHT", np.inf)
+    assert pip_scale(big, dice._first_look(big)) == 1.0
+    assert _right(read_dice(big), entry, 3.0) == 0
+
+
 @pytest.mark.parametrize("image", ["IMG_20191208_111751.jpg", "IMG_20191208_111446.jpg"])
 def test_pips_just_wider_than_the_pip_finder_are_measured_in_a_half_size_look(image, monkeypatch):
     # Enlarged 2.5 times, these pips (5-6 px) are measured at 3.9-4.2 px, inside the range the
