@@ -371,7 +371,8 @@ def _sized_by_pips(bgr: np.ndarray, look: _Look, probe: bool = True, top: float 
     kernel at full size are found; the size with the most sure faces tells the pip size. Sure
     faces with pips up to `top` px are read as they are, unless a half-size look finds the pips
     of those near the top bigger still (_halved_factor)."""
-    evidence, radius = _pip_evidence(bgr, look)
+    own = _telling_faces(bgr, look)
+    evidence, radius = _certainty(own), _pip_radius(own)
     in_range = PIP_RANGE[0] <= radius <= PIP_RANGE[1]
     top = PIP_RANGE[1] if top is None else top
     if evidence >= SURE_EVIDENCE and PIP_RANGE[0] <= radius <= top:
@@ -386,7 +387,6 @@ def _sized_by_pips(bgr: np.ndarray, look: _Look, probe: bool = True, top: float 
     # Where the frame's own faces are all half sure (texture and specks in a close photo of big
     # pips), the sizes are weighed by their sure faces; where it shows none at all, a smaller
     # size's sure one or two on its die's body tells the size too (a close photo of one die).
-    own = _telling_faces(bgr, look)
     weighed = _weighed(own)
     faint = weighed < FAINT_EVIDENCE
     # Nor does a frame whose faint faces include none of several pips that is OUTRIGHT sure
@@ -452,9 +452,9 @@ def _telling_faces(bgr: np.ndarray, look: _Look, coarse: bool = False, lone: boo
         return sure
     # Seen small, a dark die on a light table looks like a one's pip, and two such dice (or two
     # rivets on a binder) like a two: ones and twos tell of big pips only when surely dice.
-    few = [f for f in sure if f.value < 3]
-    alone = _dice_on_bodies(bgr, [f for f in few if f.certainty >= LONE_SURE], least=1) if lone else []
-    return [f for f in sure if f.value >= 3] + (alone or _dice_on_bodies(bgr, few))
+    found = _dice_on_bodies(bgr, [f for f in sure if f.value < 3], least=1 if lone else FEW_LEAST)
+    alone = [f for f in found if f.certainty >= LONE_SURE] if lone else []
+    return [f for f in sure if f.value >= 3] + (alone or (found if len(found) >= FEW_LEAST else []))
 
 
 def _pip_radius(sure: list["_Face"]) -> float:

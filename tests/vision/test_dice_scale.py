@@ -102,7 +102,8 @@ def test_a_close_photo_of_one_die_is_sized_by_its_sure_face_over_a_half_sure_one
     photo, entry = _photo("matteop65", image)
     big = _enlarged(photo, 3.0)
     assert 0.2 < pip_scale(big, dice._first_look(big)) < 0.35
-    assert _right(read_dice(big), entry, 3.0) == len(read_dice(big)) == 1
+    readings = read_dice(big)
+    assert _right(readings, entry, 3.0) == len(readings) == 1
     monkeypatch.setattr(dice, "OUTRIGHT", np.inf)
     assert pip_scale(big, dice._first_look(big)) == 1.0
     assert _right(read_dice(big), entry, 3.0) == 0
