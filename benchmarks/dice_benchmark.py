@@ -1,7 +1,7 @@
 """Benchmark the dice reader: accuracy and speed on labelled photo folders and on simulator frames.
 
 usage: python3 benchmarks/dice_benchmark.py [FOLDER_WITH_truth.json ...] [--sim N] [--no-sim]
-       [--scales 0.5,1.5,3] [--looks warm,cool,dark,bright,flat,noisy]
+       [--scales 0.5,1.5,3] [--looks warm,cool,dark,bright,flat,noisy,jpeg,blurred]
 Without folders it measures both sets in ../shared/data/dice. Runs on ONE core
 (cv2.setNumThreads(1)). Matching is the scorer's (../shared/tools/score_dice.py): a reading matches
 a true die when its centre lies inside the true box with 15% slack, each true die matched once.
@@ -120,6 +120,11 @@ def _noisy(image: np.ndarray, seed: int) -> np.ndarray:
     return np.clip(image.astype(np.float32) + noise, 0, 255).astype(np.uint8)
 
 
+def _jpeg(image: np.ndarray, quality: int) -> np.ndarray:
+    """The image saved as a JPEG of this quality and read back (colour at half resolution, 8x8 blocks)."""
+    return cv2.imdecode(cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])[1], cv2.IMREAD_COLOR)
+
+
 # Other lights and cameras, made from the labelled photos (`--looks`): each takes an image and a
 # seed (from its file name) and returns the image as that light or camera would show it.
 LOOKS = {
@@ -129,6 +134,8 @@ LOOKS = {
     "bright": lambda image, seed: _scaled_channels(image, (1.5, 1.5, 1.5)),  # overexposed: whites clip
     "flat": lambda image, seed: _scaled_channels(image, (0.5, 0.5, 0.5), 64.0),  # haze, a cheap lens
     "noisy": _noisy,
+    "jpeg": lambda image, seed: _jpeg(image, 50),  # a messenger's or a cheap webcam's hard compression
+    "blurred": lambda image, seed: cv2.GaussianBlur(image, (0, 0), 1.0),  # out of focus
 }
 
 

@@ -7,6 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -68,6 +69,18 @@ def test_each_look_changes_a_photo_as_its_light_or_camera_would():
     noisy = looks["noisy"](photo, 7)
     assert noisy.dtype == np.uint8 and noisy.shape == photo.shape
     assert (noisy == looks["noisy"](photo, 7)).all() and (noisy != looks["noisy"](photo, 8)).any()
+
+
+def test_the_lesser_camera_looks_smear_a_red_pip_on_a_blue_die():
+    looks = _benchmark().LOOKS
+    die = np.full((64, 64, 3), (140, 60, 20), np.uint8)  # dark blue (BGR)
+    cv2.circle(die, (32, 32), 3, (40, 40, 200), -1)  # a small red pip
+    for name in ("jpeg", "blurred"):
+        seen = looks[name](die, 0)
+        assert seen.dtype == np.uint8 and seen.shape == die.shape
+        # The pip's red stands out less from the body than it did.
+        assert int(seen[32, 32, 2]) - int(seen[32, 32, 0]) < int(die[32, 32, 2]) - int(die[32, 32, 0])
+    assert (looks["jpeg"](die, 0) == looks["jpeg"](die, 9)).all()  # a camera, not a random draw
 
 
 @pytest.mark.parametrize("text", ["sepia", "", "warm,sepia"])
