@@ -40,6 +40,8 @@ DATA = ROOT.parent / "shared" / "data" / "dice"
 SETS = ("nell-byler-1208", "matteop65")
 SIM_FRAMES = 160
 SEED = 2025
+# Seeds the draws of the camera copies (camera_copies; the value reader's patches), apart from every other draw.
+WORSE_SEED = 7919
 # Frames of dice among things of every kind, marked ones included (dice with numbers, keys), made
 # after and apart from the SIM_FRAMES, so those stay the frames they were.
 THINGS_FRAMES = 48
@@ -141,6 +143,29 @@ def recoloured(patch_: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     if rng.random() < 0.3:
         values += rng.normal(0, rng.uniform(2, 10), values.shape)
     return np.clip(values, 0, 255).astype(np.uint8)
+
+
+def camera_copies(bgr: np.ndarray, rng: np.random.Generator) -> list[np.ndarray]:
+    """The image as lesser cameras deliver it: saved as a hard-compressed JPEG (its colour at half
+    resolution, in 8x8 blocks: red pips on a dark die smear), and out of focus."""
+    quality = int(rng.integers(*JPEG_QUALITY))
+    jpeg = cv2.imdecode(cv2.imencode(".jpg", bgr, [cv2.IMWRITE_JPEG_QUALITY, quality])[1], cv2.IMREAD_COLOR)
+    return [jpeg, cv2.GaussianBlur(bgr, (0, 0), rng.uniform(*BLUR_SIGMA))]
+
+
+def source_index(worse: np.random.Generator | None, sources: int) -> int:
+    """Which image a patch is cut from: 0 the image itself; else, SHARE_WORSE of the time, a copy."""
+    if worse is None or sources == 1 or worse.random() >= SHARE_WORSE:
+        return 0
+    return int(worse.integers(1, sources))
+
+
+# The share of patches cut from a lesser camera's copy of their image, and those copies' JPEG
+# quality and blur (pixels): the photos here are sharp and lightly compressed, and other cameras'
+# are not always.
+SHARE_WORSE = 0.35
+JPEG_QUALITY = (30, 80)
+BLUR_SIGMA = (0.6, 1.4)
 
 
 def label_at(point: np.ndarray, dice_: list, side: float) -> tuple[int, np.ndarray] | None:

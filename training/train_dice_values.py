@@ -29,7 +29,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "training"))
 
 import vision.dice as dice  # noqa: E402
-from train_dice_judge import SETS, arguments, export, fitted, gathered, labelled_images, light_and_table, recoloured  # noqa: E402
+from train_dice_judge import (SETS, WORSE_SEED, arguments, camera_copies, export, fitted, gathered,  # noqa: E402
+                              labelled_images, light_and_table, recoloured, source_index)
 from vision.dice_judge import cut_patch, standardised  # noqa: E402
 from vision.dice_values import CONTEXT, MODEL_PATH, PATCH, ValueReader  # noqa: E402
 from vision.simulator import BLANK_CLUTTER, BODY_COLOURS, PIP_COLOURS, random_scene, render_table  # noqa: E402
@@ -80,11 +81,14 @@ def measured_side(bgr: np.ndarray) -> float:
         dice._JUDGE = saved
 
 
-def die_patches(bgr: np.ndarray, dice_: list, count: int, rng: np.random.Generator) -> tuple[list, list]:
-    """`count` value patches and labels for every die (x, y, value, side) of one image."""
+def die_patches(bgr: np.ndarray, dice_: list, count: int, rng: np.random.Generator,
+                worse: np.random.Generator | None = None) -> tuple[list, list]:
+    """`count` value patches and labels for every die (x, y, value, side) of one image; with a
+    `worse` generator, some of them cut from the image as a lesser camera would deliver it."""
     side = measured_side(bgr)
     if side == 0:
         return [], []
+    sources = [bgr] + (camera_copies(bgr, worse) if worse is not None else [])
     xs, labels = [], []
     for x, y, value, _ in dice_:
         if not value:
@@ -93,7 +97,8 @@ def die_patches(bgr: np.ndarray, dice_: list, count: int, rng: np.random.Generat
             r, a = JITTER * side * np.sqrt(rng.random()), rng.uniform(0, 2 * np.pi)
             centre = np.array([x + r * np.cos(a), y + r * np.sin(a)])
             stretch = float(np.exp(rng.uniform(*np.log(STRETCH))))
-            cut = cut_patch(bgr, centre, PATCH / (CONTEXT * side * stretch), rng.uniform(0, 2 * np.pi), side=PATCH)
+            source = sources[source_index(worse, len(sources))]
+            cut = cut_patch(source, centre, PATCH / (CONTEXT * side * stretch), rng.uniform(0, 2 * np.pi), side=PATCH)
             xs.append(standardised(recoloured(cut, rng)))
             labels.append(int(value) - 1)
     return xs, labels
@@ -102,9 +107,11 @@ def die_patches(bgr: np.ndarray, dice_: list, count: int, rng: np.random.Generat
 def samples(images: list, count: int, seed: int) -> dict[int, tuple[np.ndarray, np.ndarray]]:
     """Patches and labels (value - 1) by half (0, 1) from (image, dice, half) triples."""
     rng = np.random.default_rng(seed)
+    # The camera copies draw from their own generator, so every patch keeps its place, turn and colours.
+    worse = np.random.default_rng(seed + WORSE_SEED)
     parts: dict[int, tuple[list, list]] = {0: ([], []), 1: ([], [])}
     for bgr, dice_, half in images:
-        xs, labels = die_patches(bgr, dice_, count, rng)
+        xs, labels = die_patches(bgr, dice_, count, rng, worse)
         parts[half][0].extend(xs)
         parts[half][1].extend(labels)
     return {half: (np.array(x, np.float32).reshape(-1, 3, PATCH, PATCH), np.array(y, np.int64))

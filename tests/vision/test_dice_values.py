@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 from pathlib import Path
 
 import cv2
@@ -211,3 +212,30 @@ def test_training_takes_the_labelled_photos_as_the_judges_training_gives_them():
     photos = train.labelled_images("nell-byler-1208")[:2]
     parts = train.samples(photos, 2, seed=0)
     assert len(parts[0][0]) == 2 * sum(len(d) for _, d, _ in photos) and len(parts[1][0]) == 0
+
+
+def test_some_training_patches_come_from_a_lesser_cameras_copy_and_keep_their_place_and_label():
+    train = _training_module()
+    name = "nell-byler-1208"
+    entry = _truth(name)[0]
+    image = cv2.imread(str(DATA / name / "images" / entry["image"]))
+    dice_ = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2, d["value"], 40.0) for d in entry["dice"] for b in [d["box"]]]
+    clean, labels = train.die_patches(image, dice_, 20, np.random.default_rng(3))
+    mixed, mixed_labels = train.die_patches(image, dice_, 20, np.random.default_rng(3), np.random.default_rng(4))
+    assert mixed_labels == labels
+    # The same draws cut every patch: those from the image itself are the very patches cut without copies.
+    same = [bool(np.array_equal(a, b)) for a, b in zip(clean, mixed)]
+    share = 1.0 - sum(same) / len(same)
+    assert abs(share - sys.modules["train_dice_judge"].SHARE_WORSE) < 0.1
+
+
+def test_a_lesser_cameras_copies_are_the_image_compressed_and_out_of_focus():
+    train = _training_module()
+    image = np.zeros((64, 64, 3), np.uint8)
+    image[::4] = 255  # fine stripes, which both copies soften
+    copies = train.camera_copies(image, np.random.default_rng(0))
+    assert len(copies) == 2
+    for copy in copies:
+        assert copy.shape == image.shape and copy.dtype == np.uint8
+        assert 0 < np.abs(copy.astype(int) - image).mean() < 128
+    assert train.source_index(None, 3) == 0
