@@ -120,7 +120,7 @@ def _noisy(image: np.ndarray, seed: int) -> np.ndarray:
     return np.clip(image.astype(np.float32) + noise, 0, 255).astype(np.uint8)
 
 
-def _jpeg(image: np.ndarray, quality: int) -> np.ndarray:
+def saved_as_jpeg(image: np.ndarray, quality: int) -> np.ndarray:
     """The image saved as a JPEG of this quality and read back (colour at half resolution, 8x8 blocks)."""
     return cv2.imdecode(cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])[1], cv2.IMREAD_COLOR)
 
@@ -134,7 +134,7 @@ LOOKS = {
     "bright": lambda image, seed: _scaled_channels(image, (1.5, 1.5, 1.5)),  # overexposed: whites clip
     "flat": lambda image, seed: _scaled_channels(image, (0.5, 0.5, 0.5), 64.0),  # haze, a cheap lens
     "noisy": _noisy,
-    "jpeg": lambda image, seed: _jpeg(image, 50),  # a messenger's or a cheap webcam's hard compression
+    "jpeg": lambda image, seed: saved_as_jpeg(image, 50),  # a messenger's or a cheap webcam's hard compression
     "blurred": lambda image, seed: cv2.GaussianBlur(image, (0, 0), 1.0),  # out of focus
 }
 

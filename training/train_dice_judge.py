@@ -148,8 +148,7 @@ def recoloured(patch_: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 def camera_copies(bgr: np.ndarray, rng: np.random.Generator) -> list[np.ndarray]:
     """The image as lesser cameras deliver it: saved as a hard-compressed JPEG (its colour at half
     resolution, in 8x8 blocks: red pips on a dark die smear), and out of focus."""
-    quality = int(rng.integers(*JPEG_QUALITY))
-    jpeg = cv2.imdecode(cv2.imencode(".jpg", bgr, [cv2.IMWRITE_JPEG_QUALITY, quality])[1], cv2.IMREAD_COLOR)
+    jpeg = dice_benchmark.saved_as_jpeg(bgr, int(rng.integers(*JPEG_QUALITY)))
     return [jpeg, cv2.GaussianBlur(bgr, (0, 0), rng.uniform(*BLUR_SIGMA))]
 
 
