@@ -191,18 +191,22 @@ def _training_module():
     return module
 
 
-def test_training_patches_are_labelled_with_their_dies_values_and_skip_rolling_dice():
-    train = _training_module()
+def _first_photo_and_dice() -> tuple[np.ndarray, list]:
+    """nell-byler's first photo and its dice as the trainers take them (x, y, value, a 40 px side)."""
     name = "nell-byler-1208"
     entry = _truth(name)[0]
     image = cv2.imread(str(DATA / name / "images" / entry["image"]))
-    dice_ = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2, d["value"], 40.0) for d in entry["dice"] for b in [d["box"]]]
+    return image, [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2, d["value"], 40.0) for d in entry["dice"] for b in [d["box"]]]
+
+
+def test_training_patches_are_labelled_with_their_dies_values_and_skip_rolling_dice():
+    train = _training_module()
+    image, dice_ = _first_photo_and_dice()
     rolling = [(dice_[0][0], dice_[0][1], 0, 40.0)]
     xs, labels = train.die_patches(image, dice_ + rolling, 3, np.random.default_rng(0))
     assert len(xs) == 3 * len(dice_)
     assert sorted(labels) == sorted(v - 1 for _, _, v, _ in dice_ for _ in range(3))
     assert all(x.shape == (3, PATCH, PATCH) for x in xs)
-
 
 
 def test_training_takes_the_labelled_photos_as_the_judges_training_gives_them():
@@ -216,10 +220,7 @@ def test_training_takes_the_labelled_photos_as_the_judges_training_gives_them():
 
 def test_some_training_patches_come_from_a_lesser_cameras_copy_and_keep_their_place_and_label():
     train = _training_module()
-    name = "nell-byler-1208"
-    entry = _truth(name)[0]
-    image = cv2.imread(str(DATA / name / "images" / entry["image"]))
-    dice_ = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2, d["value"], 40.0) for d in entry["dice"] for b in [d["box"]]]
+    image, dice_ = _first_photo_and_dice()
     clean, labels = train.die_patches(image, dice_, 20, np.random.default_rng(3))
     mixed, mixed_labels = train.die_patches(image, dice_, 20, np.random.default_rng(3), np.random.default_rng(4))
     assert mixed_labels == labels
