@@ -96,21 +96,24 @@ class DiceReader:
 
     def __call__(self, image: np.ndarray, profile: ColourProfile | None = None) -> list[DieReading]:
         """The dice in the next frame of the table."""
-        readings, self.factor = _read(image, profile, self.factor, LIVE_TOP)
+        readings, self.factor = _read(image, profile, self.factor, LIVE_RANGE)
         return readings
 
 
-# A table's frames whose sure faces have pips of at most this radius are read as they are: shrunk,
-# a full-HD frame falls under REGION_PIXELS and is read whole, slower than by regions (the demo
-# table, pips ~4.6 px: 42 ms a frame against 29 ms).
-LIVE_TOP = 5.5
+# A table's frames whose sure faces have pips within this range of radius are read as they are.
+# Up to 5.5 px: shrunk, a full-HD frame falls under REGION_PIXELS and is read whole, slower than by
+# regions (the demo table, pips ~4.6 px: 42 ms a frame against 29 ms). From 1.5 px, as photos were
+# read until PIP_RANGE's floor rose to 2.0: a table enlarged to PIP_TARGET's 2.4 px measures its
+# pips at 1.9-2.2 px, and a frame that falls under the floor was enlarged again, read twice (a
+# 960x540 table: ~45 ms a frame against ~20 ms, its dice read alike).
+LIVE_RANGE = (1.5, 5.5)
 
 
 def _read(image: np.ndarray, profile: ColourProfile | None = None, factor: float | None = None,
-          top: float | None = None) -> tuple[list[DieReading], float | None]:
+          bounds: tuple[float, float] | None = None) -> tuple[list[DieReading], float | None]:
     """The dice in an image, read at the size `factor` says (found anew when None), and the factor
     to read the next frame of the same table at (None while no sure face tells it); sure faces
-    with pips up to `top` px (default PIP_RANGE's top) are read as they are."""
+    with pips within `bounds` px (default PIP_RANGE) are read as they are."""
     bgr = _as_bgr(image)
     if bgr is None:
         return [], factor
@@ -122,7 +125,7 @@ def _read(image: np.ndarray, profile: ColourProfile | None = None, factor: float
             return [], factor  # a sliver: nothing die-shaped fits once the long side is brought down
     shown = bgr
     bgr, gain = lit(bgr)
-    frame, look, factor, following = _sized_look(bgr, factor, top)
+    frame, look, factor, following = _sized_look(bgr, factor, bounds)
     faces, candidates, squares = _top_faces(frame, look)
     if _JUDGE is not None:
         faces = _judged_faces(frame, faces, candidates, squares, look.pips)
@@ -139,7 +142,7 @@ def _read(image: np.ndarray, profile: ColourProfile | None = None, factor: float
 
 
 def _sized_look(bgr: np.ndarray, factor: float | None,
-                top: float | None) -> tuple[np.ndarray, _Look, float, float | None]:
+                bounds: tuple[float, float] | None) -> tuple[np.ndarray, _Look, float, float | None]:
     """The frame resized to where its pips read best (from the known `factor` of its table unless
     its sure faces overturn it, else found anew), its first look there, the factor used, and the
     factor for the table's next frame (None while no sure face tells it)."""
@@ -147,7 +150,7 @@ def _sized_look(bgr: np.ndarray, factor: float | None,
     factor = factor or 1.0
     frame = _resized(bgr, factor) if factor != 1.0 else bgr
     look = _first_look(frame)
-    more = pip_scale(frame, look, probe=not known, top=top)
+    more = pip_scale(frame, look, probe=not known, bounds=bounds)
     if more != 1.0:
         factor *= more
         frame = _resized(bgr, factor)
@@ -335,13 +338,13 @@ def _top_faces(bgr: np.ndarray, look: _Look | None = None) -> tuple[list["_Face"
     return chosen, look.candidates, squares
 
 
-def pip_scale(bgr: np.ndarray, look: _Look, probe: bool = True, top: float | None = None) -> float:
+def pip_scale(bgr: np.ndarray, look: _Look, probe: bool = True, bounds: tuple[float, float] | None = None) -> float:
     """The factor to resize a frame by so that its dice's pips are of the size the reader reads
     best (PIP_TARGET pixels of radius); 1.0 when they already are, or nothing tells their size.
     When to `probe`, a small frame (short side under SMALL_FRAME) that is not read as it is for sure,
     or would be shrunk, is also looked at twice as big: its pips may be too small for the pip
     finder at its own size (and small dark dice side by side pass for a two of big pips)."""
-    factor = _sized_by_pips(bgr, look, probe, top)
+    factor = _sized_by_pips(bgr, look, probe, bounds)
     if probe and factor <= 1.0 and min(bgr.shape[:2]) < SMALL_FRAME:
         return _finer_factor(bgr, look, factor)
     return factor
@@ -361,7 +364,7 @@ def _finer_factor(bgr: np.ndarray, look: _Look, factor: float) -> float:
     return float(min(max(PIP_TARGET[0] / radius, 1.0), MAX_ENLARGE))
 
 
-def _sized_by_pips(bgr: np.ndarray, look: _Look, probe: bool = True, top: float | None = None) -> float:
+def _sized_by_pips(bgr: np.ndarray, look: _Look, probe: bool = True, bounds: tuple[float, float] | None = None) -> float:
     """pip_scale's factor from the frame's own size and (when to `probe`) its half and quarter sizes.
 
     The pip finder's kernel and every other pixel measure of the reader are fixed: pips much bigger
@@ -369,13 +372,13 @@ def _sized_by_pips(bgr: np.ndarray, look: _Look, probe: bool = True, top: float 
     faces are few or out of range is also looked at in half and quarter size (unless not to
     `probe`: a frame already at the size its table's dice read best), where pips too big for the
     kernel at full size are found; the size with the most sure faces tells the pip size. Sure
-    faces with pips up to `top` px are read as they are, unless a half-size look finds the pips
-    of those near the top bigger still (_halved_factor)."""
+    faces with pips within `bounds` px (default PIP_RANGE) are read as they are, unless a half-size
+    look finds the pips of those near the top bigger still (_halved_factor)."""
     own = _telling_faces(bgr, look)
     evidence, radius = _certainty(own), _pip_radius(own)
     in_range = PIP_RANGE[0] <= radius <= PIP_RANGE[1]
-    top = PIP_RANGE[1] if top is None else top
-    if evidence >= SURE_EVIDENCE and PIP_RANGE[0] <= radius <= top:
+    bottom, top = bounds or PIP_RANGE
+    if evidence >= SURE_EVIDENCE and bottom <= radius <= top:
         # Pips wider than the finder's kernel are measured too small: near the range's top, a look
         # at half size tells whether they are bigger still (a live table that reads bigger pips
         # as they are, up to its own `top`, is not looked at again).
@@ -395,7 +398,7 @@ def _sized_by_pips(bgr: np.ndarray, look: _Look, probe: bool = True, top: float 
     while probe and min(bgr.shape[:2]) * level / 2.0 >= PROBE_SIDE:
         level /= 2.0
         smaller = _resized(bgr, level)
-        faces = _telling_faces(smaller, _first_look(smaller), coarse=True, lone=not own)
+        faces = _telling_faces(smaller, _first_look(smaller), coarse=True, lone=faint if LONE_WHEN_FAINT else not own)
         coarse, coarse_radius, strong = _certainty(faces), _pip_radius(faces), _weighed(faces)
         # A smaller size only tells of pips too big for the larger one: of small pips it sees
         # specks and texture as readily as dice.
@@ -445,11 +448,14 @@ def _telling_faces(bgr: np.ndarray, look: _Look, coarse: bool = False, lone: boo
     """The chosen faces that tell the pip size: those the scorer is at least half sure of, no bigger
     than a die in the frame can be. A `coarse` look (at a smaller size than the frame's) counts
     faces of three or more pips, and of one or two pips only where surely dice (_dice_on_bodies);
-    where the frame itself showed none (`lone`), a single such die of a LONE_SURE face will do."""
+    where the frame itself showed none (`lone`), a single such die of a LONE_SURE face will do.
+    Where only ones and twos tell a frame's own pips too big for it, they too count only as dice
+    on their bodies (BIG_ONES_CHECKED)."""
     biggest = MAX_FACE_SHARE * min(bgr.shape[:2])
     sure = [f for f in look.chosen if f.certainty >= 0.5 and f.pips and f.size <= biggest]
-    if not coarse:
+    if not coarse and not (BIG_ONES_CHECKED and sure and all(f.value < 3 for f in sure) and _pip_radius(sure) > PIP_RANGE[1]):
         return sure
+    # (At the frame's own size too: in a small photo, a small dark die is a sure one's big pip.)
     # Seen small, a dark die on a light table looks like a one's pip, and two such dice (or two
     # rivets on a binder) like a two: ones and twos tell of big pips only when surely dice.
     found = _dice_on_bodies(bgr, [f for f in sure if f.value < 3], least=1 if lone else FEW_LEAST)
@@ -494,24 +500,34 @@ def _pip_radius(sure: list["_Face"]) -> float:
 def _dice_on_bodies(bgr: np.ndarray, faces: list["_Face"], least: int | None = None) -> list["_Face"]:
     """The faces (of a look at a smaller size than the frame's) that the judge finds a die at, each
     on a body that stands out from the table, when at least `least` (default FEW_LEAST) of them
-    are; else none."""
+    are; else none. A one is tried at ONE_SIDES_TRIED shares of the side its pip guesses too."""
     least = least or FEW_LEAST
     # The rings first: a few samples each, where the judge costs a network pass a face.
-    faces = [f for f in faces if _on_own_body(bgr, f)]
-    if _JUDGE is None or len(faces) < least:
+    tries = [(k, DIE_PER_FACE * f.size * share) for k, f in enumerate(faces)
+             for share in (ONE_SIDES_TRIED if f.value == 1 and f.certainty >= SURE_ONE else (1.0,))]
+    tries = [(k, side) for k, side in tries if _on_own_body(bgr, faces[k].centre, side)]
+    if _JUDGE is None or len({k for k, _ in tries}) < least:
         return []
-    chance = _JUDGE.judge(bgr, np.array([f.centre for f in faces], np.float64),
-                          np.array([DIE_PER_FACE * f.size for f in faces])).die
-    dice_ = [f for f, p in zip(faces, chance) if p >= FEW_DIE]
-    return dice_ if len(dice_) >= least else []
+    chance = _JUDGE.judge(bgr, np.array([faces[k].centre for k, _ in tries], np.float64),
+                          np.array([side for _, side in tries])).die
+    held = sorted({k for (k, _), p in zip(tries, chance) if p >= FEW_DIE})
+    return [faces[k] for k in held] if len(held) >= least else []
 
 
-def _on_own_body(bgr: np.ndarray, face: "_Face") -> bool:
-    """Whether the face's die body stands out from the table: the colour around its pips, within
-    its die, differs from the colour just beyond the die (a small dark die or a blank cube taken for
-    a one's pip has table both ways)."""
-    side = DIE_PER_FACE * face.size
-    centre = np.array(face.centre, np.float32)
+# A one the scorer is SURE_ONE sure of is also looked for on a die of these shares of the side its
+# pip guesses: some dice's ones have pips half again as big as others' (matteop65's), and at the
+# side guessed both body rings lay on the table. Photos of dice showing ones, enlarged, were read
+# unshrunk: matteop65 x2 / x3 1158 / 1161 -> 1171 / 1172 dice read (false dice 51 / 57 -> 50 /
+# 60); at their own size and smaller, x1.5, nell-byler at every size, the simulator the same. For
+# ones of any certainty, matteop65 lost a die at its own size (a half-sure one of a three, at half size).
+ONE_SIDES_TRIED = (1.0, 0.65, 0.45)
+
+
+def _on_own_body(bgr: np.ndarray, centre_xy: tuple[float, float], side: float) -> bool:
+    """Whether a die body of this side stands out from the table: the colour around its centre,
+    within the die, differs from the colour just beyond the die (a small dark die or a blank cube
+    taken for a one's pip has table both ways)."""
+    centre = np.array(centre_xy, np.float32)
     body = np.median(sample(bgr, centre + _RING16 * (BODY_RINGS[0] * side)), axis=0)
     table = np.median(sample(bgr, centre + _RING16 * (BODY_RINGS[1] * side)), axis=0)
     return float(np.linalg.norm(body - table)) >= BODY_STANDS_OUT
@@ -541,6 +557,12 @@ FEW_DIE, FEW_LEAST = 0.9, 2
 # table were read as a one and a two of big pips (3 dice lost at its own size); at FAINT_EVIDENCE
 # 2.5, nell-byler enlarged 3 times had 3 false dice more.
 LONE_SURE, FAINT_EVIDENCE = 0.95, 2.0
+# Such a lone die counts wherever the frame's own faces are faint (weigh under FAINT_EVIDENCE), not
+# only where it shows none: in a close photo of one die, the wood's half-sure faces of small pips
+# kept a sure two at half size from counting, and the photo was read unshrunk (matteop65 x1.5 46 ->
+# 22 false dice, +1 die; x2 +1 die, 4 false dice more; x3 +2 dice; nell-byler x2 a die fewer; at their
+# own size and smaller, the same).
+LONE_WHEN_FAINT = True
 # A frame sure of pips over NEAR_TOP px is also looked at in half size (_halved_factor): a pip
 # wider than the kernel is measured too small. nell-byler enlarged 2.5 / 3 / 4 times: 977 / 994 /
 # 1022 -> 993 / 1003 / 1026 dice read, false dice 44 / 38 / 18 -> 32 / 36 / 14; the sets at other
@@ -561,6 +583,16 @@ OUTRIGHT = 0.95
 BODY_RINGS, BODY_STANDS_OUT = (0.36, 0.85), 30.0
 
 
+# Ones and twos alone that tell a frame's own pips too big for it (it would be shrunk) must be dice on
+# their bodies, as in a smaller look: nell-byler's photos at half size, where each small dark die
+# on the white mat is a sure one's pip, were shrunk further and none of their dice read (987 ->
+# 1008 dice read, false dice 17 -> 12; x3 one die fewer). Where faces of three or more pips are
+# sure too, their pips outweigh the twos' already (BODY_AS_PIP): checked there as well, nell-byler
+# x3 lost 6 dice. (This rule, ONE_SIDES_TRIED and LONE_WHEN_FAINT together: the simulator's things
+# 14 -> 11 false dice on 400, its tables the same.)
+BIG_ONES_CHECKED = True
+
+
 # A die's face takes at most this share of the frame's short side (two round marks far apart on
 # a binder are no die's two).
 MAX_FACE_SHARE = 0.35
@@ -579,8 +611,13 @@ SIDE_PIPS = 2.5
 
 # Frames whose pips' radius (pixels) lies within PIP_RANGE are read as they are; smaller pips are
 # enlarged to the first PIP_TARGET, bigger ones shrunk to the second. The photo sets at their own
-# size: nell-byler's pips 1.6-3.0 px, matteop65's 2.9-4.6 px.
-PIP_RANGE, PIP_TARGET = (1.5, 4.3), (2.4, 3.0)
+# size: nell-byler's pips 1.6-3.0 px, matteop65's 2.9-4.6 px. The floor from 1.5 px to 2.0:
+# nell-byler at x0.5 / x0.75 1008 / 1000 -> 1018 / 1026 dice read (false dice 12 / 13 -> 11 / 9),
+# matteop65 at x0.5 1179 -> 1190 (47 -> 34 false); at its own size nell-byler 1046 -> 1047 dice,
+# 7 -> 9 false (34 of its 121 photos enlarged 1.2-1.5 times; over the eight looks, +10 dice and +12
+# false dice); matteop65 x0.75 / x1.5 / x2 3 / 1 / 2 dice fewer, false dice -4 / -6 / +10; the
+# simulator the same, its things 12 -> 11 false dice. (FINE_RADIUS follows the floor.)
+PIP_RANGE, PIP_TARGET = (2.0, 4.3), (2.4, 3.0)
 # This much certainty (about three sure faces) at full size makes looking at smaller sizes needless.
 SURE_EVIDENCE = 2.5
 # A smaller size is believed over a larger one when its sure faces weigh this much more.
