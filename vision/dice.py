@@ -375,6 +375,8 @@ def _sized_by_pips(bgr: np.ndarray, look: _Look, probe: bool = True, bounds: tup
     faces with pips within `bounds` px (default PIP_RANGE) are read as they are, unless a half-size
     look finds the pips of those near the top bigger still (_halved_factor)."""
     own = _telling_faces(bgr, look)
+    if SMALL_ONES_CHECKED and own and all(f.value < 3 for f in own) and _pip_radius(own) < PIP_RANGE[0]:
+        own = _telling_faces(bgr, look, coarse=True)
     evidence, radius = _certainty(own), _pip_radius(own)
     in_range = PIP_RANGE[0] <= radius <= PIP_RANGE[1]
     bottom, top = bounds or PIP_RANGE
@@ -591,6 +593,13 @@ BODY_RINGS, BODY_STANDS_OUT = (0.36, 0.85), 30.0
 # x3 lost 6 dice. (This rule, ONE_SIDES_TRIED and LONE_WHEN_FAINT together: the simulator's things
 # 14 -> 11 false dice on 400, its tables the same.)
 BIG_ONES_CHECKED = True
+# So must ones and twos alone that tell a frame's own pips too small for it (it would be enlarged),
+# at its own size (_sized_by_pips; a look at twice a small frame's size counts them as they are):
+# beside a die, a laptop's key symbols passed for sure ones and enlarged the photo, whose speaker
+# grille then read as dice (matteop65 x2: 1169 -> 1172 dice read, false dice 64 -> 42; x0.5 2 dice
+# and 2 false dice fewer, x0.75 4 false dice more; nell-byler x0.75 2 dice fewer, a photo of a one
+# and a two of pips under 1.5 px read as it is, x1.5 a die and a false die more; the rest the same).
+SMALL_ONES_CHECKED = True
 
 
 # A die's face takes at most this share of the frame's short side (two round marks far apart on

@@ -161,6 +161,18 @@ def test_a_sure_die_at_a_smaller_size_outweighs_the_faint_faces_of_a_close_photo
     assert _right(readings, entry, 1.5) == 0 and len(readings) > 10
 
 
+def test_key_symbols_seen_as_ones_do_not_enlarge_a_close_photo_of_one_die(monkeypatch):
+    # Enlarged twice, a laptop's key symbols beside the die are sure ones of small pips: the photo
+    # was enlarged 1.5 times more, and its speaker grille read as 22 dice.
+    photo, entry = _photo("matteop65", "two_7.jpg")
+    big = _enlarged(photo, 2.0)
+    readings = read_dice(big)
+    assert _right(readings, entry, 2.0) == 1 and len(readings) <= 2
+    monkeypatch.setattr(dice, "SMALL_ONES_CHECKED", False)
+    assert pip_scale(big, dice._first_look(big)) > 1.3
+    assert len(read_dice(big)) > 10
+
+
 @pytest.mark.parametrize("image", ["IMG_20191208_112143.jpg", "IMG_20191208_112434.jpg", "IMG_20191208_112857.jpg"])
 def test_dark_dice_seen_as_the_big_pips_of_ones_do_not_shrink_a_small_photo(image, monkeypatch):
     # At half size, each small dark die on the white mat is a sure one's pip at the frame's own
@@ -341,7 +353,9 @@ def test_a_photo_of_one_die_showing_a_one_is_not_sized_by_the_small_pips_of_its_
     assert [d["value"] for d in entry["dice"]] == [1]
     assert _right(read_dice(image), entry, 1.0) == 1
     # Its side faces' pips, fitted as a half-sure two, once told the size: the photo was enlarged
-    # 1.7 times, and its one's pip was then too big for the pip finder.
+    # 1.7 times, and its one's pip was then too big for the pip finder. (That two is no die on its
+    # body either, which SMALL_ONES_CHECKED also finds: this rule alone.)
+    monkeypatch.setattr(dice, "SMALL_ONES_CHECKED", False)
     monkeypatch.setattr(dice, "SIDE_PIPS", np.inf)
     assert _right(read_dice(image), entry, 1.0) == 0
 
