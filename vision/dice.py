@@ -155,8 +155,37 @@ def _sized_look(bgr: np.ndarray, factor: float | None,
         factor *= more
         frame = _resized(bgr, factor)
         look = _first_look(frame)
+        if more >= REFINE_FROM and not known:
+            again = _refined(frame, look)
+            if again != 1.0:
+                factor *= again
+                frame = _resized(bgr, factor)
+                look = _first_look(frame)
     sure = _pip_evidence(frame, look)[0] >= SURE_EVIDENCE
     return frame, look, factor, factor if sure or known else None
+
+
+def _refined(frame: np.ndarray, look: _Look) -> float:
+    """The further factor for a frame enlarged from tiny pips whose pips, measured again at its new
+    size, still fall short of PIP_TARGET's first (at most REFINE_MAX, never past WORK_SIDE); 1.0
+    when they do not, or too few sure faces tell."""
+    # A pip of a pixel or so measures bigger than it is (its blurred spot fills its few pixels), so
+    # the first enlargement falls short; at the new size the same pips measure truer.
+    evidence, radius = _pip_evidence(frame, look)
+    if evidence < REFINE_EVIDENCE or not radius or radius >= PIP_TARGET[0]:
+        return 1.0
+    return float(min(PIP_TARGET[0] / radius, REFINE_MAX, WORK_SIDE / max(frame.shape[:2])))
+
+
+# A frame enlarged at least REFINE_FROM times (pips of 1.5 px or less) is measured again, where its
+# faces weigh at least REFINE_EVIDENCE, and enlarged at most REFINE_MAX times more. nell-byler at
+# x0.4 / x0.5 / x0.75: 938 / 1018 / 1024 -> 958 / 1034 / 1023 dice read (false dice 22 / 11 / 9 ->
+# 23 / 12 / 9; the half-size photos had been enlarged 1.4-1.8 times where 2.0-2.5 read them as at
+# their own size); matteop65 x0.4 1182 -> 1174 (false 49 -> 41), x0.5 and x0.75 the same; both sets
+# at their own size and under the eight looks the same but nell-byler's flat look, a die fewer.
+# From every enlargement on (the photos' own enlargements of 1.2-1.5 too), x0.75 read 4 dice more
+# but nell-byler's looks 11 fewer.
+REFINE_FROM, REFINE_EVIDENCE, REFINE_MAX = 1.5, 1.0, 1.6
 
 
 def lit(bgr: np.ndarray) -> tuple[np.ndarray, float]:
@@ -384,7 +413,7 @@ def _sized_by_pips(bgr: np.ndarray, look: _Look, probe: bool = True, bounds: tup
         # Pips wider than the finder's kernel are measured too small: near the range's top, a look
         # at half size tells whether they are bigger still (a live table that reads bigger pips
         # as they are, up to its own `top`, is not looked at again).
-        halve = probe and radius > NEAR_TOP and top <= PIP_RANGE[1]
+        halve = probe and max(radius, _surest_radius(own)) > NEAR_TOP and top <= PIP_RANGE[1]
         return _halved_factor(bgr, evidence) if halve else 1.0
     if not probe and evidence < SURE_EVIDENCE:
         return 1.0  # a known size, which a few faces (dice rolling) do not overturn
@@ -573,6 +602,16 @@ LONE_WHEN_FAINT = True
 # photos (its pips are 2.9-4.6 px): about 0.5 ms on their median. At 3.0, nell-byler x2.5 read 3
 # dice more for 26 more such looks.
 NEAR_TOP = 3.3
+
+
+def _surest_radius(faces: list["_Face"]) -> float:
+    """The median pip radius of the faces of three or more pips the scorer is SETTLED sure of (0 with
+    none): in a close photo, half-sure faces of specks and texture pull the median of all faces'
+    pips under NEAR_TOP while these measure the dice's pips (nell-byler x3: 1008 -> 1017 dice read,
+    false dice 23 -> 19; matteop65 x3 43 -> 49 false dice, the same dice; at their own size, x1.5
+    and x2 the same)."""
+    sized = [f.radius for f in faces if f.value >= 3 and f.certainty >= SETTLED]
+    return _middle(sized) if sized else 0.0
 # A smaller size's face of three or more pips the scorer is this sure of tells the pip size where a
 # frame's own faces are faint and none of them of two or more pips is as sure (a close photo of a
 # single die, where a half-sure face of the wood or of the pips' specks stood against it); a still
@@ -625,8 +664,13 @@ SIDE_PIPS = 2.5
 # matteop65 at x0.5 1179 -> 1190 (47 -> 34 false); at its own size nell-byler 1046 -> 1047 dice,
 # 7 -> 9 false (34 of its 121 photos enlarged 1.2-1.5 times; over the eight looks, +10 dice and +12
 # false dice); matteop65 x0.75 / x1.5 / x2 3 / 1 / 2 dice fewer, false dice -4 / -6 / +10; the
-# simulator the same, its things 12 -> 11 false dice. (FINE_RADIUS follows the floor.)
-PIP_RANGE, PIP_TARGET = (2.0, 4.3), (2.4, 3.0)
+# simulator the same, its things 12 -> 11 false dice. (FINE_RADIUS follows the floor.) Shrunk to
+# 2.6 px rather than 3.0 (the pip finder measures big pips short, and the sets read best at
+# 2.3-3.5): nell-byler x1.5 / x2 / x3 1040 / 1024 / 1004 -> 1039 / 1028 / 1008 dice read (false dice
+# 15 / 20 / 34 -> 16 / 20 / 23), matteop65 1184 / 1172 / 1174 -> 1184 / 1175 / 1177 (false 16 / 42 /
+# 60 -> 24 / 35 / 43); at their own size the same, matteop65's warm, cool and dark looks 3 false
+# dice more each (cool a die fewer).
+PIP_RANGE, PIP_TARGET = (2.0, 4.3), (2.4, 2.6)
 # This much certainty (about three sure faces) at full size makes looking at smaller sizes needless.
 SURE_EVIDENCE = 2.5
 # A smaller size is believed over a larger one when its sure faces weigh this much more.
