@@ -513,3 +513,15 @@ def test_a_close_photo_is_looked_at_in_half_size_when_its_surest_faces_pips_are_
     monkeypatch.setattr(dice, "_surest_radius", lambda faces: 0.0)
     assert pip_scale(big, dice._first_look(big)) == 1.0
     assert _right(read_dice(big), entry, 3.0) < 0.5 * len(entry["dice"])
+
+
+def test_a_frame_is_not_enlarged_by_specks_where_a_smaller_size_shows_dice_of_bigger_pips(monkeypatch):
+    # Enlarged twice, a photo of five ones shows specks fitted as faces of small pips at its own
+    # size, and the five ones at half size: it was enlarged 1.26 times more, one die read right.
+    photo, entry = _photo("matteop65", "dice_45.jpg")
+    big = _enlarged(photo, 2.0)
+    assert pip_scale(big, dice._first_look(big)) < 0.6
+    assert _right(read_dice(big), entry, 2.0) >= 4
+    monkeypatch.setattr(dice, "SPECKS_CHECKED", False)
+    assert pip_scale(big, dice._first_look(big)) > 1.0
+    assert _right(read_dice(big), entry, 2.0) <= 2
