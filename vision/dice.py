@@ -177,12 +177,12 @@ def _refined(frame: np.ndarray, look: _Look) -> float:
     return float(min(PIP_TARGET[0] / radius, REFINE_MAX, WORK_SIDE / max(frame.shape[:2])))
 
 
-# A frame enlarged at least REFINE_FROM times (pips of 1.5 px or less) is measured again, where its
+# A frame enlarged at least REFINE_FROM times (pips of 1.6 px or less) is measured again, where its
 # faces weigh at least REFINE_EVIDENCE, and enlarged at most REFINE_MAX times more. nell-byler at
 # x0.4 / x0.5 / x0.75: 938 / 1018 / 1024 -> 958 / 1034 / 1023 dice read (false dice 22 / 11 / 9 ->
 # 23 / 12 / 9; the half-size photos had been enlarged 1.4-1.8 times where 2.0-2.5 read them as at
 # their own size); matteop65 x0.4 1182 -> 1174 (false 49 -> 41), x0.5 and x0.75 the same; both sets
-# at their own size and under the eight looks the same but nell-byler's flat look, a die fewer.
+# at their own size the same, and under the eight looks within two dice.
 # From every enlargement on (the photos' own enlargements of 1.2-1.5 too), x0.75 read 4 dice more
 # but nell-byler's looks 11 fewer.
 REFINE_FROM, REFINE_EVIDENCE, REFINE_MAX = 1.5, 1.0, 1.6
@@ -438,7 +438,8 @@ def _sized_by_pips(bgr: np.ndarray, look: _Look, probe: bool = True, bounds: tup
         # much evidence of dice whose pips are over the range's floor contradicts itself: its small
         # pips were specks and texture (matteop65 x2, photos of ones enlarged 1.3-1.6 times: 1175 ->
         # 1179 dice read, false dice 35 -> 30; both sets at every other size the same).
-        against = SPECKS_CHECKED and radius < PIP_RANGE[0] and coarse_radius / level >= PIP_RANGE[0] and coarse >= evidence
+        against = (SPECKS_CHECKED and radius < PIP_RANGE[0] and coarse_radius / level >= PIP_RANGE[0]
+                   and coarse >= evidence)
         if coarse_radius >= COARSE_RADIUS and (coarse > COARSER_GAIN * evidence + 0.5 or outright or against
                                                or (faint and strong > COARSER_GAIN * weighed + 0.5)):
             evidence, radius, weighed, in_range = coarse, coarse_radius / level, strong, False
@@ -607,16 +608,6 @@ LONE_WHEN_FAINT = True
 # photos (its pips are 2.9-4.6 px): about 0.5 ms on their median. At 3.0, nell-byler x2.5 read 3
 # dice more for 26 more such looks.
 NEAR_TOP = 3.3
-
-
-def _surest_radius(faces: list["_Face"]) -> float:
-    """The median pip radius of the faces of three or more pips the scorer is SETTLED sure of (0 with
-    none): in a close photo, half-sure faces of specks and texture pull the median of all faces'
-    pips under NEAR_TOP while these measure the dice's pips (nell-byler x3: 1008 -> 1017 dice read,
-    false dice 23 -> 19; matteop65 x3 43 -> 49 false dice, the same dice; at their own size, x1.5
-    and x2 the same)."""
-    sized = [f.radius for f in faces if f.value >= 3 and f.certainty >= SETTLED]
-    return _middle(sized) if sized else 0.0
 # A smaller size's face of three or more pips the scorer is this sure of tells the pip size where a
 # frame's own faces are faint and none of them of two or more pips is as sure (a close photo of a
 # single die, where a half-sure face of the wood or of the pips' specks stood against it); a still
@@ -1107,6 +1098,17 @@ def _sure_pip_radius(chosen: list["_Face"]) -> float:
     """The median pip radius of the faces of two or more pips the scorer is SETTLED sure of (inf with none)."""
     sized = [f.radius for f in chosen if f.value > 1 and f.pips and f.certainty >= SETTLED]
     return _middle(sized) if sized else np.inf
+
+
+def _surest_radius(faces: list["_Face"]) -> float:
+    """The median pip radius of the faces of three or more pips the scorer is SETTLED sure of (0 with
+    none; unlike _sure_pip_radius, no twos, which may be two dice's pips). In a close photo,
+    half-sure faces of specks and texture pull the median of all faces' pips under NEAR_TOP while
+    these measure the dice's pips: they too call for a look at half size (nell-byler x3: 1008 ->
+    1017 dice read, false dice 23 -> 19; matteop65 x3 43 -> 49 false dice, the same dice; at their
+    own size, x1.5 and x2 the same)."""
+    sized = [f.radius for f in faces if f.value >= 3 and f.certainty >= SETTLED]
+    return _middle(sized) if sized else 0.0
 
 
 # A one whose pip's radius is over this many times the sure faces' pips' is judged however sure,
