@@ -59,6 +59,22 @@ def test_other_lights_and_cameras_are_read_and_scored_each_on_a_line(two_photos,
     assert any(line.startswith("  noisy: end-to-end") for line in lines)
 
 
+def test_the_resized_and_changed_readings_are_summed_on_one_line(two_photos, capsys):
+    assert _benchmark().main([str(two_photos), "--no-sim", "--scales", "1.5", "--looks", "warm"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    dice = sum(len(entry["dice"]) for entry in json.loads((two_photos / "truth.json").read_text()))
+    each = [line for line in lines if line.startswith(("  resized x1.5:", "  warm:"))]
+    together = next(line for line in lines if line.startswith("  resized and changed together:"))
+    assert f"/{2 * dice})" in together and "(2 readings of the folder)" in together
+    false = sum(int(line.split("false dice ")[1].split(",")[0]) for line in each)
+    assert together.endswith(f"false dice {false} (2 readings of the folder)")
+
+
+def test_no_together_line_without_resized_or_changed_readings(two_photos, capsys):
+    assert _benchmark().main([str(two_photos), "--no-sim"]) == 0
+    assert "resized and changed together" not in capsys.readouterr().out
+
+
 def test_each_look_changes_a_photo_as_its_light_or_camera_would():
     looks = _benchmark().LOOKS
     photo = np.full((20, 30, 3), (100, 150, 200), np.uint8)
