@@ -936,7 +936,7 @@ def _valued_faces(bgr: np.ndarray, faces: list["_Face"], candidates: list["_Face
     """The faces, each face the reader is not sure of with the value reader's value where the value
     reader is sure of it (faint, small or red-on-dark pips that the pip stages miss or misplace),
     each face the scorer is SETTLED but not RECHECKED sure of with its value where the value reader
-    is SETTLED_OVERRULED sure of another, and each die found by its body with the value reader's value."""
+    is OVERRULED sure of another, and each die found by its body with the value reader's value."""
     unsure = [k for k, f in enumerate(faces) if (f.certainty < RECHECKED or not f.pips) and not f.value_read]
     typical = _typical_face(faces, candidates)
     if not unsure or not typical:
@@ -955,7 +955,7 @@ def _valued_faces(bgr: np.ndarray, faces: list["_Face"], candidates: list["_Face
 
 # The value reader's value replaces an unsure face's when the reader is this sure of it. Held out
 # (two-fold by halves, nell): of 199 unsure pip faces 176 were right before, 186 after; of 179
-# bodies 130 before, 155 after; faces the face scorer is sure of are left alone (602 of 610 right;
+# bodies 130 before, 155 after; faces the face scorer was sure of were left alone (602 of 610 right;
 # the value reader would have made it 598).
 VALUE_SURE = 0.7
 # Faces the scorer is SETTLED but less than RECHECKED sure of are read by the value reader too, and
