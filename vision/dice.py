@@ -148,21 +148,23 @@ def _sized_look(bgr: np.ndarray, factor: float | None,
     factor for the table's next frame (None while no sure face tells it)."""
     known = factor is not None
     factor = factor or 1.0
-    frame = _resized(bgr, factor) if factor != 1.0 else bgr
-    look = _first_look(frame)
+    frame, look = _looked_at(bgr, factor)
     more = pip_scale(frame, look, probe=not known, bounds=bounds)
     if more != 1.0:
         factor *= more
-        frame = _resized(bgr, factor)
-        look = _first_look(frame)
-        if more >= REFINE_FROM and not known:
-            again = _refined(frame, look)
-            if again != 1.0:
-                factor *= again
-                frame = _resized(bgr, factor)
-                look = _first_look(frame)
+        frame, look = _looked_at(bgr, factor)
+        again = _refined(frame, look) if more >= REFINE_FROM and not known else 1.0
+        if again != 1.0:
+            factor *= again
+            frame, look = _looked_at(bgr, factor)
     sure = _pip_evidence(frame, look)[0] >= SURE_EVIDENCE
     return frame, look, factor, factor if sure or known else None
+
+
+def _looked_at(bgr: np.ndarray, factor: float) -> tuple[np.ndarray, _Look]:
+    """The frame resized by `factor` (itself at 1.0) and its first look."""
+    frame = _resized(bgr, factor) if factor != 1.0 else bgr
+    return frame, _first_look(frame)
 
 
 def _refined(frame: np.ndarray, look: _Look) -> float:
@@ -413,7 +415,8 @@ def _sized_by_pips(bgr: np.ndarray, look: _Look, probe: bool = True, bounds: tup
         # Pips wider than the finder's kernel are measured too small: near the range's top, a look
         # at half size tells whether they are bigger still (a live table that reads bigger pips
         # as they are, up to its own `top`, is not looked at again).
-        halve = probe and max(radius, _surest_radius(own)) > NEAR_TOP and top <= PIP_RANGE[1]
+        surest = _sure_pip_radius(own, fewest=3) if SUREST_HALVED else np.inf
+        halve = probe and (radius > NEAR_TOP or NEAR_TOP < surest < np.inf) and top <= PIP_RANGE[1]
         return _halved_factor(bgr, evidence) if halve else 1.0
     if not probe and evidence < SURE_EVIDENCE:
         return 1.0  # a known size, which a few faces (dice rolling) do not overturn
@@ -608,6 +611,12 @@ LONE_WHEN_FAINT = True
 # photos (its pips are 2.9-4.6 px): about 0.5 ms on their median. At 3.0, nell-byler x2.5 read 3
 # dice more for 26 more such looks.
 NEAR_TOP = 3.3
+# So is a frame whose settled faces of three or more pips (not twos, which may be two dice's pips)
+# have pips over NEAR_TOP: in a close photo, half-sure faces of specks and texture pull the median
+# of all faces' pips under it while these measure the dice's (nell-byler x3: 1008 -> 1017 dice
+# read, false dice 23 -> 19; matteop65 x3 43 -> 49 false dice, the same dice; at their own size,
+# x1.5 and x2 the same).
+SUREST_HALVED = True
 # A smaller size's face of three or more pips the scorer is this sure of tells the pip size where a
 # frame's own faces are faint and none of them of two or more pips is as sure (a close photo of a
 # single die, where a half-sure face of the wood or of the pips' specks stood against it); a still
@@ -1105,21 +1114,10 @@ def _bead_like(chosen: list["_Face"], candidates: list["_Face"]) -> np.ndarray:
     return np.array([f.value == 1 and f.radius > biggest for f in chosen], bool)
 
 
-def _sure_pip_radius(chosen: list["_Face"]) -> float:
-    """The median pip radius of the faces of two or more pips the scorer is SETTLED sure of (inf with none)."""
-    sized = [f.radius for f in chosen if f.value > 1 and f.pips and f.certainty >= SETTLED]
+def _sure_pip_radius(chosen: list["_Face"], fewest: int = 2) -> float:
+    """The median pip radius of the faces of `fewest` or more pips the scorer is SETTLED sure of (inf with none)."""
+    sized = [f.radius for f in chosen if f.value >= fewest and f.pips and f.certainty >= SETTLED]
     return _middle(sized) if sized else np.inf
-
-
-def _surest_radius(faces: list["_Face"]) -> float:
-    """The median pip radius of the faces of three or more pips the scorer is SETTLED sure of (0 with
-    none; unlike _sure_pip_radius, no twos, which may be two dice's pips). In a close photo,
-    half-sure faces of specks and texture pull the median of all faces' pips under NEAR_TOP while
-    these measure the dice's pips: they too call for a look at half size (nell-byler x3: 1008 ->
-    1017 dice read, false dice 23 -> 19; matteop65 x3 43 -> 49 false dice, the same dice; at their
-    own size, x1.5 and x2 the same)."""
-    sized = [f.radius for f in faces if f.value >= 3 and f.certainty >= SETTLED]
-    return _middle(sized) if sized else 0.0
 
 
 # A one whose pip's radius is over this many times the sure faces' pips' is judged however sure,

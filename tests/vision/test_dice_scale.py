@@ -273,7 +273,7 @@ def test_in_a_close_photo_the_surest_faces_big_pips_outweigh_half_sure_small_one
     # Specks and bits of side faces, fitted as faces of small pips, once pulled the median pip into
     # range: a sixth of these photos were read at three times the size they read best at.
     monkeypatch.setattr(dice, "BIG_PIPS", np.inf)  # as the reader was: every sure face's pips alike
-    monkeypatch.setattr(dice, "_surest_radius", lambda faces: 0.0)  # (which now also call for a half-size look)
+    monkeypatch.setattr(dice, "SUREST_HALVED", False)  # (which now also call for a half-size look)
     assert shrunk >= sum(pip_scale(b, dice._first_look(b)) < 0.8 for b in big) + 2
     assert right >= sum(_right(read_dice(b), entry, 3.0) for b, (_, entry) in zip(big, photos)) + 8, right
 
@@ -511,7 +511,7 @@ def test_a_close_photo_is_looked_at_in_half_size_when_its_surest_faces_pips_are_
     big = _enlarged(photo, 3.0)
     assert 0.25 < pip_scale(big, dice._first_look(big)) < 0.45
     assert _right(read_dice(big), entry, 3.0) >= len(entry["dice"]) - 1
-    monkeypatch.setattr(dice, "_surest_radius", lambda faces: 0.0)
+    monkeypatch.setattr(dice, "SUREST_HALVED", False)
     assert pip_scale(big, dice._first_look(big)) == 1.0
     assert _right(read_dice(big), entry, 3.0) < 0.5 * len(entry["dice"])
 

@@ -154,15 +154,13 @@ def test_a_white_six_whose_pips_fit_a_three_is_read_as_the_value_reader_reads_it
     assert _value_at(dice.read_dice(photo), x, y) == 3
 
 
-def _photo_and_dice(name: str, image: str) -> tuple[np.ndarray, list]:
-    """One labelled photo and its dice (x, y, value, side)."""
-    folder = DATA / name
-    if not (folder / "truth.json").exists():
-        pytest.skip(f"{folder} is absent: the real dice photos live in ../shared/data/dice next to the repo")
-    entry = next(e for e in json.loads((folder / "truth.json").read_text()) if e["image"] == image)
-    boxes = [d["box"] for d in entry["dice"]]
-    return cv2.imread(str(folder / "images" / image)), [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2, d["value"], b[2] - b[0])
-                                                        for b, d in zip(boxes, entry["dice"])]
+def _photo_and_dice(name: str, image: str | None = None) -> tuple[np.ndarray, list]:
+    """One labelled photo of a set (its first without `image`) and its dice as the trainers take
+    them (x, y, value, a 40 px side)."""
+    entries = _truth(name)
+    entry = entries[0] if image is None else next(e for e in entries if e["image"] == image)
+    photo = cv2.imread(str(DATA / name / "images" / entry["image"]))
+    return photo, [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2, d["value"], 40.0) for d in entry["dice"] for b in [d["box"]]]
 
 
 def _value_at(readings, x: float, y: float) -> int | None:
@@ -229,10 +227,7 @@ def _training_module():
 
 def _first_photo_and_dice() -> tuple[np.ndarray, list]:
     """nell-byler's first photo and its dice as the trainers take them (x, y, value, a 40 px side)."""
-    name = "nell-byler-1208"
-    entry = _truth(name)[0]
-    image = cv2.imread(str(DATA / name / "images" / entry["image"]))
-    return image, [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2, d["value"], 40.0) for d in entry["dice"] for b in [d["box"]]]
+    return _photo_and_dice("nell-byler-1208")
 
 
 def test_training_patches_are_labelled_with_their_dies_values_and_skip_rolling_dice():
