@@ -399,8 +399,11 @@ def test_the_mats_print_does_not_set_the_size_the_dice_are_read_at(game, monkeyp
         return live._read.factor
 
     assert size_read_at() in (None, 1.0)
-    # The print check alone: the reader also no longer enlarges a frame for ones and twos of tiny
-    # pips that are no dice on their bodies, which the letters are not.
+    # The print check alone, on the frames as the warm light casts them: balanced, the letters no
+    # longer read as sure faces of tiny pips at all. Nor does the reader enlarge a frame for ones
+    # and twos of tiny pips that are no dice on their bodies, which the letters are not.
+    monkeypatch.setattr(vision.dice, "BALANCED", False)
+    assert size_read_at() in (None, 1.0)
     monkeypatch.setattr(vision.dice, "SMALL_ONES_CHECKED", False)
     assert size_read_at() in (None, 1.0)
     monkeypatch.setattr(vision.printed, "PRINT_LIKE", 2.0)  # no reading is print
