@@ -219,9 +219,7 @@ def balanced(bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
     small = cv2.resize(bgr, (max(1, bgr.shape[1] // 8), max(1, bgr.shape[0] // 8)), interpolation=cv2.INTER_NEAREST)
     planes = cv2.split(small)
     brightest = cv2.max(cv2.max(planes[0], planes[1]), planes[2])
-    flat = brightest.ravel()
-    rank = int(BRIGHTEST * (len(flat) - 1))
-    level = float(np.partition(flat, rank)[rank])
+    level = float(_ranked(brightest, BRIGHTEST))
     white = np.maximum(np.array(cv2.mean(small, mask=cv2.compare(brightest, level, cv2.CMP_GE))[:3]), 1.0)
     if white.max() / white.min() < BALANCE_FROM:
         return bgr, None
@@ -230,8 +228,9 @@ def balanced(bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
     gains = np.minimum(np.minimum(white.max() / white, MAX_BALANCE), np.maximum(255.0 / top, 1.0))
     if gains.max() < BALANCE_FROM:
         return bgr, None
-    table = np.clip(np.rint(np.arange(256)[:, None] * gains[None, :]), 0, 255).astype(np.uint8).reshape(256, 1, 3)
-    return cv2.LUT(np.ascontiguousarray(bgr), table), gains
+    # One diagonal colour transform: ~1.2 ms a full-HD frame, where a lookup table over three
+    # interleaved planes costs ~7.5 ms and one per plane, split and merged, ~6 ms.
+    return cv2.transform(bgr, np.diag(gains).astype(np.float32)), gains
 
 
 # A frame is balanced where the mean colour of its brightest pixels (those over the BRIGHTEST
@@ -257,14 +256,13 @@ def lit(bgr: np.ndarray) -> tuple[np.ndarray, float]:
     """The frame brightened so that its brightest parts reach LIT_LEVEL when they fall short (a dim
     room, an underexposed photo: the pip finder's contrast threshold is in grey levels), and the
     gain; never so far that the sensor's noise grows into pip-sized specks."""
-    brightest = cv2.max(cv2.max(bgr[::8, ::8, 0], bgr[::8, ::8, 1]), bgr[::8, ::8, 2]).ravel()
-    rank = int(0.99 * (len(brightest) - 1))
-    level = float(np.partition(brightest, rank)[rank])
-    if LIT_LEVEL / max(level, 1.0) < MIN_GAIN:
-        return bgr, 1.0  # most frames: no need to measure the noise
+    brightest = cv2.max(cv2.max(bgr[::8, ::8, 0], bgr[::8, ::8, 1]), bgr[::8, ::8, 2])
+    level = float(_ranked(brightest, 0.99))
     # Nothing may saturate: the colours found in the brightened frame are scaled back for naming.
-    gain = min(MAX_GAIN, LIT_LEVEL / max(level, 1.0), 255.0 / max(float(brightest.max()), 1.0),
-               NOISE_ROOM / max(_noise(bgr), 0.1))
+    gain = min(MAX_GAIN, LIT_LEVEL / max(level, 1.0), 255.0 / max(float(brightest.max()), 1.0))
+    if gain < MIN_GAIN:
+        return bgr, 1.0  # most frames: no need to measure the noise (~0.5 ms a full-HD frame)
+    gain = min(gain, NOISE_ROOM / max(_noise(bgr), 0.1))
     if gain < MIN_GAIN:
         return bgr, 1.0
     # A lookup table over the frame seen as one plane is ~4 times faster than scaling every pixel
@@ -274,11 +272,21 @@ def lit(bgr: np.ndarray) -> tuple[np.ndarray, float]:
     return cv2.LUT(plane, table).reshape(bgr.shape), gain
 
 
+def _ranked(values: np.ndarray, share: float) -> int:
+    """The value `share` of the way up a 2-D 8-bit array's values in order (the one np.partition
+    puts at that rank), counted from its histogram: ~0.02 ms for a full-HD frame's sample, where
+    the partition costs ~0.17 ms."""
+    rank = int(share * (values.size - 1))
+    counts = cv2.calcHist([np.ascontiguousarray(values)], [0], None, [256], [0, 256]).ravel()
+    return int(np.searchsorted(np.cumsum(counts), rank + 1))
+
+
 def _noise(bgr: np.ndarray, every: int = 8) -> float:
     """The frame's pixel noise: the mean of the smaller half of the steps between neighbouring
     green pixels (of every `every`th row), which lie on plain surfaces, not on edges."""
     rows = np.ascontiguousarray(bgr[::every, :, 1])
-    counts = np.bincount(cv2.absdiff(rows[:, 1:], rows[:, :-1]).ravel(), minlength=256)
+    # Counted by OpenCV's histogram: numpy's bincount costs ~4 times more on a full-HD frame's rows.
+    counts = cv2.calcHist([cv2.absdiff(rows[:, 1:], rows[:, :-1])], [0], None, [256], [0, 256]).ravel().astype(np.int64)
     half = counts.sum() // 2
     if not half:
         return 0.0
