@@ -204,8 +204,8 @@ def _prepared(bgr: np.ndarray) -> tuple[np.ndarray, float | np.ndarray]:
 def denoised(bgr: np.ndarray) -> np.ndarray:
     """The frame smoothed where its sensor's noise is grainier than GRAINY (a small camera in a dim
     room): an edge-keeping filter that leaves pips their edges; else the frame itself."""
-    # Every sixteenth row tells the noise as well as every eighth, at half the cost (~0.07 ms a
-    # 640 photo, ~0.3 ms a full-HD frame).
+    # Every sixteenth row tells the noise as well as every eighth, at half the cost (~0.1 ms a
+    # full-HD frame).
     if _noise(bgr, every=16) <= GRAINY:
         return bgr
     return cv2.bilateralFilter(bgr, 3, SMOOTHED_COLOUR, 2)
@@ -242,14 +242,19 @@ def balanced(bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
 # 30 / 33 -> 19 / 22): unbalanced, white dice fade into pale wood under a lamp and the lone pips of
 # their ones went unread. Every other size and look read the same dice (matteop65 x0.4 3 false dice
 # more); the simulator the same (its warm frames are balanced), no colour error in 7,240 dice; its
-# things 11 -> 13 false on 400. It costs ~0.05 ms a 640 photo, ~1 ms more where it balances.
+# things 11 -> 13 false on 400. It costs ~0.05 ms a 640 photo, ~0.4 ms a full-HD frame, and the
+# transform ~1.2 ms more where it balances one.
 BALANCED = True
+BALANCE_FROM, MAX_BALANCE, BRIGHTEST = 1.25, 2.0, 0.99
 # Frames of noise over GRAINY (as _noise measures it) are smoothed, by a bilateral filter of 3 px
-# and this colour sigma. Photos' JPEG smoothing leaves them 0-0.35, the simulator's raw frames
-# 1.1-1.9; the benchmark's noisy look (8 grey levels) 3.5-3.9.
+# and this colour sigma (~1.6 ms a 640 photo, ~7 ms a full-HD frame). Photos' JPEG smoothing leaves
+# them 0-0.35, the simulator's raw frames 1.1-1.9, the benchmark's noisy look (8 grey levels)
+# 3.5-3.9: smoothed, that look reads nell-byler 1032 -> 1042 dice (false dice 19 -> 8) and matteop65
+# 1190 -> 1193 (25 -> 22); everything else is never smoothed. A 5 px filter read the same within a
+# die or two at four times the cost; a Gaussian blur of 0.7 px 1039 and 1196 dice, but 10 and 28
+# false dice; a 3 px median 1039 / 1192, 12 / 37 false.
 DENOISED = True
 GRAINY, SMOOTHED_COLOUR = 2.5, 40.0
-BALANCE_FROM, MAX_BALANCE, BRIGHTEST = 1.25, 2.0, 0.99
 
 
 def lit(bgr: np.ndarray) -> tuple[np.ndarray, float]:
