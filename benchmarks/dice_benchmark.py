@@ -89,7 +89,8 @@ def score_copy(truth: list[dict], readings: list[dict]) -> dict:
 def read_folder(folder: Path, scale: float = 1.0, look: str | None = None) -> tuple[list[dict], list[dict], list[float]]:
     """Read every image of a labelled folder, resized by `scale` (as a camera nearer or farther
     would show it) and changed as another light or camera would (`look`, one of LOOKS): (truth,
-    readings as JSON lines in the labels' pixels, ms per image)."""
+    readings as JSON lines in the labels' pixels, ms per image); a look of TURNS turns the photo
+    instead, and its readings are brought back to the photo's pixels."""
     truth = json.loads((folder / "truth.json").read_text())
     images = folder / "images" if (folder / "images").is_dir() else folder
     readings, times = [], []
@@ -100,11 +101,16 @@ def read_folder(folder: Path, scale: float = 1.0, look: str | None = None) -> tu
         if scale != 1.0:
             image = cv2.resize(image, None, fx=scale, fy=scale,
                                interpolation=cv2.INTER_AREA if scale < 1.0 else cv2.INTER_CUBIC)
-        if look is not None:
+        height, width = image.shape[:2]
+        turn, back = TURNS.get(look, (None, None))
+        if turn is not None:
+            image = turn(image)
+        elif look is not None:
             image = LOOKS[look](image, zlib.crc32(entry["image"].encode()))
         dice, ms = timed_read(image)
         times.append(ms)
-        found = [dict(d.to_dict(), x=d.x / scale, y=d.y / scale) for d in dice]
+        places = [back(d.x, d.y, width, height) if back else (d.x, d.y) for d in dice]
+        found = [dict(d.to_dict(), x=x / scale, y=y / scale) for d, (x, y) in zip(dice, places)]
         readings.append({"image": entry["image"], "dice": found})
     return truth, readings, times
 
@@ -303,12 +309,22 @@ def colour_mistakes(truth: list[dict], dice: list) -> tuple[int, int]:
     return errors, checked
 
 
+# Other ways a camera may face the table (`--looks turned,mirrored`): each turns a photo, and brings
+# a point read in the turned photo (x, y) back to the photo's pixels given its width and height. A
+# die reads alike whichever way it is seen; the networks were trained on these photos as they stand.
+TURNS = {
+    "turned": (lambda image: cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE), lambda x, y, w, h: (y, h - 1 - x)),
+    "mirrored": (lambda image: cv2.flip(image, 1), lambda x, y, w, h: (w - 1 - x, y)),
+}
+
+
 def _looks(text: str) -> list[str]:
-    """Comma-separated names of LOOKS."""
+    """Comma-separated names of LOOKS and TURNS."""
     names = [part.strip() for part in text.split(",") if part.strip()]
-    unknown = [name for name in names if name not in LOOKS]
+    known = [*LOOKS, *TURNS]
+    unknown = [name for name in names if name not in known]
     if not names or unknown:
-        raise argparse.ArgumentTypeError(f"{text!r}: give looks separated by commas, of {', '.join(LOOKS)}")
+        raise argparse.ArgumentTypeError(f"{text!r}: give looks separated by commas, of {', '.join(known)}")
     return names
 
 
@@ -374,7 +390,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scales", type=_scales, default=[],
                         help="also read each folder resized by these factors, e.g. 0.5,1.5,3")
     parser.add_argument("--looks", type=_looks, default=[],
-                        help=f"also read each folder as other lights and cameras show it: {', '.join(LOOKS)}")
+                        help=f"also read each folder as other lights and cameras show it: {', '.join([*LOOKS, *TURNS])}")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     score = load_scorer()

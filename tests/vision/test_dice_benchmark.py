@@ -75,6 +75,26 @@ def test_no_together_line_without_resized_or_changed_readings(two_photos, capsys
     assert "resized and changed together" not in capsys.readouterr().out
 
 
+def test_turned_and_mirrored_reads_are_scored_in_the_labels_pixels(two_photos, capsys):
+    assert _benchmark().main([str(two_photos), "--no-sim", "--looks", "turned,mirrored"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    own = float(next(line for line in lines if "dice found" in line).split("(")[1].split("%")[0])
+    for name in ("turned", "mirrored"):
+        line = next(line for line in lines if line.startswith(f"  {name}: end-to-end"))
+        # Readings brought back to the labels' pixels find as many dice as the photos as they stand
+        # (unmapped, none of them would lie in its die's box).
+        assert float(line.split("found ")[1].split("%")[0]) >= own - 10.0, (own, line)
+
+
+@pytest.mark.parametrize("name", ["turned", "mirrored"])
+def test_a_turned_point_comes_back_where_it_was(name):
+    turn, back = _benchmark().TURNS[name]
+    photo = np.zeros((30, 50, 3), np.uint8)
+    photo[7, 41] = 255  # a point at x 41, y 7
+    ys, xs = np.nonzero(turn(photo)[:, :, 0])
+    assert back(float(xs[0]), float(ys[0]), 50, 30) == (41, 7)
+
+
 def test_each_look_changes_a_photo_as_its_light_or_camera_would():
     looks = _benchmark().LOOKS
     photo = np.full((20, 30, 3), (100, 150, 200), np.uint8)
