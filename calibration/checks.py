@@ -1,4 +1,5 @@
-"""Picture checks at calibration: focus, exposure and glare, each with a sentence that says what to fix."""
+"""Picture checks at calibration: resolution, focus, exposure, glare and grain, each with a sentence
+that says what to fix."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import numpy as np
 
 from calibration.mat import Rect
 from calibration.table import Calibration
+from vision.dice import GRAINY, pixel_noise
 
 # Focus: a printed marker edge blurred wider than this, both in pixels and in mm of mat, means a blurred picture.
 MAX_EDGE_WIDTH_PX = 4.0
@@ -41,7 +43,7 @@ def check_picture(image: np.ndarray, calibration: Calibration) -> list[Check]:
     """Run every picture check on a calibration frame."""
     grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     return [check_resolution(calibration), check_focus(grey, calibration), check_exposure(grey, calibration),
-            check_glare(image, calibration)]
+            check_glare(image, calibration), check_grain(image)]
 
 
 def check_resolution(calibration: Calibration) -> Check:
@@ -146,6 +148,19 @@ def check_glare(image: np.ndarray, calibration: Calibration) -> Check:
     return Check("glare", False, sum(s[2] for s in spots),
                  f"glare (a lamp's reflection, {area:.0f} mm2) on {where_on_mat(calibration, x, y)}: move or tilt the "
                  "lamp, or use diffuse light, until no bright spot shows on the mat.")
+
+
+def check_grain(image: np.ndarray) -> Check:
+    """Is the picture clean of the sensor's grain, as the dice reader measures it?"""
+    bgr = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    noise = pixel_noise(bgr)
+    if noise > GRAINY:
+        # The reader smooths such frames, but the smoothing also softens the faint edge of a white
+        # die on a pale table, which its ones are told by.
+        return Check("grain", False, noise,
+                     f"the picture is grainy (noise {noise:.1f}, {GRAINY:g} at most): add light over the table, "
+                     "or lower the camera's gain (ISO) and let it expose longer.")
+    return Check("grain", True, noise, f"clean picture (noise {noise:.1f}).")
 
 
 def where_on_mat(calibration: Calibration, x: float, y: float) -> str:

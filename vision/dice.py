@@ -206,7 +206,7 @@ def denoised(bgr: np.ndarray) -> np.ndarray:
     room): an edge-keeping filter that leaves pips their edges; else the frame itself."""
     # Every sixteenth row tells the noise as well as every eighth, at half the cost (~0.1 ms a
     # full-HD frame).
-    if _noise(bgr, every=16) <= GRAINY:
+    if pixel_noise(bgr, every=16) <= GRAINY:
         return bgr
     return cv2.bilateralFilter(bgr, 3, SMOOTHED_COLOUR, 2)
 
@@ -246,7 +246,7 @@ def balanced(bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
 # transform ~1.2 ms more where it balances one.
 BALANCED = True
 BALANCE_FROM, MAX_BALANCE, BRIGHTEST = 1.25, 2.0, 0.99
-# Frames of noise over GRAINY (as _noise measures it) are smoothed, by a bilateral filter of 3 px
+# Frames of noise over GRAINY (as pixel_noise measures it) are smoothed, by a bilateral filter of 3 px
 # and this colour sigma (~1.6 ms a 640 photo, ~7 ms a full-HD frame). Photos' JPEG smoothing leaves
 # them 0-0.35, the simulator's raw frames 1.1-1.9, the benchmark's noisy look (8 grey levels)
 # 3.5-3.9: smoothed, that look reads nell-byler 1032 -> 1042 dice (false dice 19 -> 8) and matteop65
@@ -267,7 +267,7 @@ def lit(bgr: np.ndarray) -> tuple[np.ndarray, float]:
     gain = min(MAX_GAIN, LIT_LEVEL / max(level, 1.0), 255.0 / max(float(brightest.max()), 1.0))
     if gain < MIN_GAIN:
         return bgr, 1.0  # most frames: no need to measure the noise (~0.5 ms a full-HD frame)
-    gain = min(gain, NOISE_ROOM / max(_noise(bgr), 0.1))
+    gain = min(gain, NOISE_ROOM / max(pixel_noise(bgr), 0.1))
     if gain < MIN_GAIN:
         return bgr, 1.0
     # A lookup table over the frame seen as one plane is ~4 times faster than scaling every pixel
@@ -286,7 +286,7 @@ def _ranked(values: np.ndarray, share: float) -> int:
     return int(np.searchsorted(np.cumsum(counts), rank + 1))
 
 
-def _noise(bgr: np.ndarray, every: int = 8) -> float:
+def pixel_noise(bgr: np.ndarray, every: int = 8) -> float:
     """The frame's pixel noise: the mean of the smaller half of the steps between neighbouring
     green pixels (of every `every`th row), which lie on plain surfaces, not on edges."""
     rows = np.ascontiguousarray(bgr[::every, :, 1])
@@ -305,7 +305,7 @@ def _noise(bgr: np.ndarray, every: int = 8) -> float:
 # photos darkened to 0.75, 0.6 and 0.45 of their light: 94.9, 92.7 and 85.9 % end to end as they
 # are, 95.8, 95.3 and 94.9 % brightened (95.8 % at their own light).
 LIT_LEVEL, MIN_GAIN, MAX_GAIN = 190.0, 1.2, 3.0
-# A frame's noise (as _noise measures it) is brightened to at most this. Photos' JPEG smoothing
+# A frame's noise (as pixel_noise measures it) is brightened to at most this. Photos' JPEG smoothing
 # leaves them 0-0.3, a camera's raw frames (the simulator's) 1.1-1.9: brightened 2.8 times, those
 # held ~1,500 specks read as pips (0.5 s a frame), and 1.5-1.9 times they were read no better
 # (519 -> 518 of 520 dice) and 1.5 ms slower; a camera that exposes itself needs no brightening.

@@ -66,7 +66,7 @@ def test_calibration_works_under_each_light(photo_of, on_squares, lighting: str)
 def test_a_good_picture_passes_every_check(calibrated_photo) -> None:
     """Sharp, well lit, no glare: every check passes and nothing is asked of the host."""
     result = calibrate_frame(calibrated_photo.image)
-    assert [c.name for c in result.checks] == ["resolution", "focus", "exposure", "glare"]
+    assert [c.name for c in result.checks] == ["resolution", "focus", "exposure", "glare", "grain"]
     assert all(c.ok for c in result.checks), [c.message for c in result.checks]
     assert result.ok and result.problems == ()
     assert "learned the colours white, gray, black, red, yellow, green, blue" in result.notes[0]
@@ -95,6 +95,18 @@ def test_an_overexposed_picture_is_asked_for_less_exposure(photo_of) -> None:
     result = calibrate_frame(photo_of(mat_geometry(4), lighting=bright).image, colours=False)
     exposure = next(c for c in result.checks if c.name == "exposure")
     assert not exposure.ok and "overexposed" in exposure.message
+
+
+def test_a_grainy_picture_is_asked_for_more_light(photo_of) -> None:
+    """A small sensor's grain (8 grey levels): the grain check fails and says to add light or lower the gain."""
+    image = photo_of(mat_geometry(4)).image
+    grainy = np.clip(image + np.random.default_rng(3).normal(0.0, 8.0, image.shape), 0, 255).astype(np.uint8)
+    result = calibrate_frame(grainy, colours=False)
+    grain = next(c for c in result.checks if c.name == "grain")
+    assert result.calibration is not None
+    assert not grain.ok and "grainy" in grain.message and "lower the camera's gain" in grain.message
+    assert grain.message in result.problems
+    assert next(c for c in calibrate_frame(image, colours=False).checks if c.name == "grain").ok
 
 
 def test_glare_is_found_and_placed(photo_of) -> None:

@@ -54,7 +54,7 @@ def test_a_noisy_dim_frame_is_brightened_less_than_a_clean_one():
     _, noisy_gain = lit(noisy)
     assert noisy_gain < clean_gain
     # The sensor's noise grows no bigger than pip-finding can stand.
-    assert noisy_gain * dice._noise(noisy) <= dice.NOISE_ROOM + 1e-6
+    assert noisy_gain * dice.pixel_noise(noisy) <= dice.NOISE_ROOM + 1e-6
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -63,7 +63,7 @@ def test_the_noise_measure_is_the_mean_of_the_smaller_half_of_neighbour_steps(se
     frame = np.clip(100 + rng.normal(0, 1 + seed, (64, 90, 3)), 0, 255).astype(np.uint8)
     steps = np.abs(np.diff(frame[::8, :, 1].astype(np.int16), axis=1)).ravel()
     half = len(steps) // 2
-    assert dice._noise(frame) == pytest.approx(np.sort(steps)[:half].mean())
+    assert dice.pixel_noise(frame) == pytest.approx(np.sort(steps)[:half].mean())
 
 
 def _warm(image: np.ndarray) -> np.ndarray:
@@ -147,7 +147,7 @@ def test_a_grainy_frame_is_smoothed_and_keeps_its_edges():
     frame[:, 160:] = 40  # a dark die's edge on a white mat
     grainy = _grainy(frame, 5)
     smooth = denoised(grainy)
-    assert dice._noise(smooth) < 0.6 * dice._noise(grainy)
+    assert dice.pixel_noise(smooth) < 0.6 * dice.pixel_noise(grainy)
     # The edge stays a step of one pixel, not a ramp.
     row = smooth[120].astype(float).mean(axis=1)
     assert row[157] > 180 and row[162] < 60
