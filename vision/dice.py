@@ -204,9 +204,7 @@ def _prepared(bgr: np.ndarray) -> tuple[np.ndarray, float | np.ndarray]:
 def denoised(bgr: np.ndarray) -> np.ndarray:
     """The frame smoothed where its sensor's noise is grainier than GRAINY (a small camera in a dim
     room): an edge-keeping filter that leaves pips their edges; else the frame itself."""
-    # Every sixteenth row tells the noise as well as every eighth, at half the cost (~0.1 ms a
-    # full-HD frame).
-    if pixel_noise(bgr, every=16) <= GRAINY:
+    if pixel_noise(bgr, every=GRAIN_ROWS) <= GRAINY:
         return bgr
     return cv2.bilateralFilter(bgr, 3, SMOOTHED_COLOUR, 2)
 
@@ -255,12 +253,17 @@ BALANCE_FROM, MAX_BALANCE, BRIGHTEST = 1.25, 2.0, 0.99
 # false dice; a 3 px median 1039 / 1192, 12 / 37 false.
 DENOISED = True
 GRAINY, SMOOTHED_COLOUR = 2.5, 40.0
+# The grain is measured on every GRAIN_ROWS-th row: as well as on every eighth, at half the cost
+# (~0.1 ms a full-HD frame). Calibration's grain check measures it so too.
+GRAIN_ROWS = 16
 
 
 def lit(bgr: np.ndarray) -> tuple[np.ndarray, float]:
     """The frame brightened so that its brightest parts reach LIT_LEVEL when they fall short (a dim
     room, an underexposed photo: the pip finder's contrast threshold is in grey levels), and the
     gain; never so far that the sensor's noise grows into pip-sized specks."""
+    # Its own sample (every eighth pixel from the first), not balanced's: a frame whose sides are no
+    # multiple of 8 samples other pixels by a resize, and reads a little otherwise.
     brightest = cv2.max(cv2.max(bgr[::8, ::8, 0], bgr[::8, ::8, 1]), bgr[::8, ::8, 2])
     level = float(_ranked(brightest, 0.99))
     # Nothing may saturate: the colours found in the brightened frame are scaled back for naming.
@@ -282,7 +285,7 @@ def _ranked(values: np.ndarray, share: float) -> int:
     puts at that rank), counted from its histogram: ~0.02 ms for a full-HD frame's sample, where
     the partition costs ~0.17 ms."""
     rank = int(share * (values.size - 1))
-    counts = cv2.calcHist([np.ascontiguousarray(values)], [0], None, [256], [0, 256]).ravel()
+    counts = cv2.calcHist([values], [0], None, [256], [0, 256]).ravel()
     return int(np.searchsorted(np.cumsum(counts), rank + 1))
 
 

@@ -3,6 +3,7 @@ expect, brought back to gray and smoothed, within limits."""
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.vision.test_dice import _benchmark
 from tests.vision.test_dice_scale import _right
 from vision import dice
 from vision.dice import balanced, denoised, lit, read_dice
@@ -66,9 +68,15 @@ def test_the_noise_measure_is_the_mean_of_the_smaller_half_of_neighbour_steps(se
     assert dice.pixel_noise(frame) == pytest.approx(np.sort(steps)[:half].mean())
 
 
+@functools.cache
+def _look(name: str):
+    """One of the benchmark's looks (image, seed) -> image: the light or camera the reader must cope with."""
+    return _benchmark().LOOKS[name]
+
+
 def _warm(image: np.ndarray) -> np.ndarray:
-    """The image under a lamp the camera did not balance for (the benchmark's warm look)."""
-    return np.clip(image.astype(np.float32) * np.array([0.7, 0.95, 1.15], np.float32), 0, 255).astype(np.uint8)
+    """The image under a lamp the camera did not balance for."""
+    return _look("warm")(image, 0)
 
 
 def test_a_gray_frame_is_left_as_it_is():
@@ -130,12 +138,6 @@ def test_a_cast_frame_s_colours_are_named_as_the_camera_saw_them(monkeypatch):
     assert all(read[k] == unbalanced[k] for k in both)
 
 
-def _grainy(image: np.ndarray, seed: int) -> np.ndarray:
-    """The image as a small sensor shows it in a dim room (the benchmark's noisy look)."""
-    noise = np.random.default_rng(seed).normal(0.0, 8.0, image.shape)
-    return np.clip(image.astype(np.float32) + noise, 0, 255).astype(np.uint8)
-
-
 def test_a_clean_frame_is_not_smoothed():
     rng = np.random.default_rng(4)
     frame = np.clip(120 + rng.normal(0, 1.5, (240, 320, 3)), 0, 255).astype(np.uint8)  # a camera's raw frame
@@ -145,7 +147,7 @@ def test_a_clean_frame_is_not_smoothed():
 def test_a_grainy_frame_is_smoothed_and_keeps_its_edges():
     frame = np.full((240, 320, 3), 200, np.uint8)
     frame[:, 160:] = 40  # a dark die's edge on a white mat
-    grainy = _grainy(frame, 5)
+    grainy = _look("noisy")(frame, 5)  # a small sensor in a dim room
     smooth = denoised(grainy)
     assert dice.pixel_noise(smooth) < 0.6 * dice.pixel_noise(grainy)
     # The edge stays a step of one pixel, not a ramp.
@@ -154,8 +156,6 @@ def test_a_grainy_frame_is_smoothed_and_keeps_its_edges():
 
 
 def test_grainy_photos_are_read_about_as_well_as_the_originals(monkeypatch):
-    from tests.vision.test_dice import _benchmark
-
     folder = DATA / "nell-byler-1208"
     if not (folder / "truth.json").exists():
         pytest.skip("the nell-byler-1208 photos are absent")
