@@ -131,6 +131,7 @@ def _read(image: np.ndarray, profile: ColourProfile | None = None, factor: float
         faces = _judged_faces(frame, faces, candidates, squares, look.pips)
     if _VALUES is not None:
         faces = _valued_faces(frame, faces, candidates)
+    faces = _without_front_faces(faces, look.pips)
     if not faces:
         return [], following
     # Colours are named in the frame as the camera saw it (the profile learned them so); unless it
@@ -1056,6 +1057,51 @@ VALUE_SURE = 0.7
 # It reads 1.2 more patches a nell-byler photo, 2.7 a 26-dice simulator frame (~0.37 ms each). All
 # SETTLED faces, at this bar: x0.75 +8, but ~20 more patches a full table.
 OVERRULED, RECHECKED = 0.85, 0.99
+
+
+def _without_front_faces(faces: list["_Face"], pips: Pips) -> list["_Face"]:
+    """The faces less each one that a camera tilted over the table shows as the front face of the die
+    above it: straight below another face and nearer to it than FRONT_REACH of the dice's face side,
+    of a value the same die can show beside it, where the two faces' pips look flattened."""
+    # The size fitted layouts of several pips tell (the judge's dice and bodies take the frame's).
+    measured = [f.size for f in faces if f.value > 1 and f.pips]
+    if len(faces) < 2 or not measured or not len(pips):
+        return faces
+    typical = _middle(measured)
+    centres = np.array([f.centre for f in faces], np.float64)
+    values = np.array([f.value for f in faces])
+    # [k, m]: how far face m lies right of and below face k.
+    right = centres[None, :, 0] - centres[:, None, 0]
+    below = centres[None, :, 1] - centres[:, None, 1]
+    # One die shows each value once, and never two opposite faces (they sum to seven).
+    one_die = (values[:, None] != values[None, :]) & (values[:, None] + values[None, :] != 7)
+    front = ((below > 0) & (np.abs(right) < FRONT_SLANT * below) & (np.hypot(right, below) < FRONT_REACH * typical)
+             & one_die)
+    if not front.any():
+        return faces
+    near = _pips_near(pips, centres, FRONT_PIPS * typical)
+    for k, m in zip(*np.nonzero(front)):
+        held = near[k] | near[m]
+        # Seen straight from above, round pips look round (0.83 and over over such pairs in the
+        # simulator's tables, touching dice); a tilted camera flattens them (0.61-0.68 in matteop65's).
+        front[k, m] = held.any() and float(pips.roundness[held].mean()) < FLAT_PIPS
+    return [f for m, f in enumerate(faces) if not front[:, m].any()]
+
+
+def _pips_near(pips: Pips, centres: np.ndarray, reach: float) -> np.ndarray:
+    """For each centre, which pips lie within `reach` of it and are of the polarity of the pip nearest it."""
+    gaps = _gaps(centres, pips.xy)
+    nearest = pips.polarity[gaps.argmin(axis=1)]
+    return (gaps < reach) & (pips.polarity[None, :] == nearest[:, None])
+
+
+# A face straight below another (leaning by at most FRONT_SLANT of its drop), within FRONT_REACH of
+# the dice's face side of it, whose pips and the other's measure under FLAT_PIPS of roundness
+# (minor over major axis, the pips within FRONT_PIPS face sides of each centre) is the front face
+# of the other's die, seen from a camera tilted toward it. matteop65's angled webcam showed such
+# faces 0.74-1.03 face sides below their top faces, read as 6 of its 14 false dice. Touching dice
+# seen from above lie as near (1.0-1.05 in the simulator's tables), but their pips are round.
+FRONT_REACH, FRONT_SLANT, FRONT_PIPS, FLAT_PIPS = 1.1, 0.5, 0.6, 0.76
 
 
 def _spread_out(points: np.ndarray, reach: np.ndarray) -> np.ndarray:

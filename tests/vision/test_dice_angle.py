@@ -1,0 +1,92 @@
+"""Dice seen from a camera tilted over the table: a die's front face shows below its top face, and is
+not read as a second die; touching dice seen from above are still two."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import dice
+from vision.dice import read_dice
+from vision.dice_pips import Pips
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "dice"
+
+
+def _face(x: float, y: float, value: int, pips: tuple[int, ...]) -> dice._Face:
+    """A fitted face of 30 px at (x, y) holding these pips."""
+    return dice._Face(pips, value, (x, y), 30.0 / (2.0 * dice.HALF_SIDE), 0.0, 0.05, radius=3.0, certainty=0.9)
+
+
+def _pips(places: list[tuple[float, float]], roundness: float) -> Pips:
+    """Dark pips of 3 px at these places, all of this roundness (minor over major axis)."""
+    n = len(places)
+    return Pips(np.array(places, np.float64), np.full(n, 3.0), np.zeros(n, np.int8), np.full((n, 3), 200.0),
+                np.full((n, 3), 30.0), np.full(n, 120.0), np.full(n, roundness), np.zeros(n))
+
+
+def _top_and_front(below: float = 27.0, aside: float = 3.0, values: tuple[int, int] = (3, 2)):
+    """A face of `values[0]` and one of `values[1]` `below` px under it (and `aside` px right), each with its pips."""
+    top = _face(100.0, 100.0, values[0], (0, 1, 2))
+    front = _face(100.0 + aside, 100.0 + below, values[1], (3, 4))
+    places = [(92, 92), (100, 100), (108, 108), (95 + aside, 100 + below), (105 + aside, 100 + below)]
+    return [top, front], places
+
+
+def test_a_face_straight_below_another_with_flattened_pips_is_its_front_face():
+    faces, places = _top_and_front()
+    assert dice._without_front_faces(faces, _pips(places, 0.6)) == faces[:1]
+    # Listed the other way round, the lower face still goes.
+    assert dice._without_front_faces(faces[::-1], _pips(places, 0.6)) == faces[:1]
+
+
+def test_touching_dice_seen_from_above_are_both_kept():
+    faces, places = _top_and_front()
+    # Round pips: a top-down camera, where touching dice lie as near as a front face does.
+    assert dice._without_front_faces(faces, _pips(places, 0.92)) == faces
+    # A die's two faces never show the same value, nor opposite values (they sum to seven).
+    for values in ((3, 3), (3, 4)):
+        faces, places = _top_and_front(values=values)
+        assert dice._without_front_faces(faces, _pips(places, 0.6)) == faces
+    # Beside one another, or farther apart than a die's face, they are two dice however flat their pips.
+    for below, aside in ((3.0, 27.0), (40.0, 3.0), (27.0, 20.0)):
+        faces, places = _top_and_front(below, aside)
+        assert dice._without_front_faces(faces, _pips(places, 0.6)) == faces
+
+
+def test_without_a_face_of_several_pips_nothing_tells_the_size_and_nothing_is_dropped():
+    faces, places = _top_and_front()
+    ones = [replace(f, value=1, pips=f.pips[:1]) for f in faces]
+    assert dice._without_front_faces(ones, _pips(places, 0.6)) == ones
+
+
+def _entry(name: str, image: str) -> tuple[np.ndarray, dict]:
+    """One labelled photo of a set."""
+    folder = DATA / name
+    if not (folder / "truth.json").exists():
+        pytest.skip(f"{folder} is absent: the real dice photos live in ../shared/data/dice next to the repo")
+    entry = next(e for e in json.loads((folder / "truth.json").read_text()) if e["image"] == image)
+    return cv2.imread(str(folder / "images" / image)), entry
+
+
+@pytest.mark.parametrize("image", ["three_34.jpg", "two_35.jpg", "valid_28.jpg"])
+def test_an_angled_webcam_photo_reads_each_die_once_by_its_top_face(image, monkeypatch):
+    photo, entry = _entry("matteop65", image)
+    readings = read_dice(photo)
+    assert len(readings) == len(entry["dice"])
+    assert all(any(_inside(r, d["box"]) for d in entry["dice"]) for r in readings)
+    # Read with every face kept, a die's front face was a die more, outside every labelled top face.
+    monkeypatch.setattr(dice, "FLAT_PIPS", 0.0)
+    assert len(read_dice(photo)) == len(entry["dice"]) + 1
+
+
+def _inside(reading, box: list[float], slack: float = 0.15) -> bool:
+    """Whether a reading's centre lies in a labelled box grown by `slack` of its size (the scorer's rule)."""
+    x1, y1, x2, y2 = box
+    w, h = x2 - x1, y2 - y1
+    return x1 - slack * w <= reading.x <= x2 + slack * w and y1 - slack * h <= reading.y <= y2 + slack * h
