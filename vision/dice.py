@@ -1386,8 +1386,7 @@ def _regions(bgr: np.ndarray) -> list[tuple[int, int, int, int]]:
     h, w = bgr.shape[:2]
     if h * w <= REGION_PIXELS:
         return [(0, 0, w, h)]
-    # Cut to whole 2x2 blocks first, as dice_bodies does: an odd side takes OpenCV's slow path.
-    half = cv2.resize(bgr[:h - h % 2, :w - w % 2], (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    half = cv2.resize(bgr, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
     dark, light = spot_map(half, PIP_KERNEL // 2 | 1)
     _, mask = cv2.threshold(cv2.max(dark, light), 30, 255, cv2.THRESH_BINARY)
     # Grow each spot by about a die's side (~60 px full size) so whole dice fall inside a box.
