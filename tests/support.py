@@ -1,10 +1,11 @@
 """Helpers shared by the test folders' conftests: a hand-driven clock, a session over a store on disk,
-polling, a free port, the settings of a demo table. Imported as `tests.support` (pyproject's pytest
+polling, a free port, the settings of a demo table, a labelled dice photo. Imported as `tests.support` (pyproject's pytest
 `pythonpath = ["."]` puts the checkout on the path; `--import-mode=importlib` cannot import a conftest).
 """
 
 from __future__ import annotations
 
+import json
 import socket
 import time
 from dataclasses import dataclass, field
@@ -13,6 +14,7 @@ from typing import Any, Callable, Sequence
 
 import cv2
 import numpy as np
+import pytest
 
 from companion.session import Session
 from companion.settings import CameraSettings, RaceSettings, SeatPins, ServerSettings, Settings
@@ -154,3 +156,16 @@ def draw_card(index: int, dice: Sequence[tuple[str, int]] = (("B", 2), ("W", 3),
         for p in range(value):
             cv2.circle(card, (x0 + 10 + 9 * p, 348), 4, pip, cv2.FILLED)
     return card
+
+
+DICE_PHOTOS = Path(__file__).resolve().parents[2] / "shared" / "data" / "dice"
+
+
+def labelled_photo(name: str, image: str) -> tuple[np.ndarray, dict]:
+    """One photo of a labelled set in ../shared/data/dice and its labels (the test is skipped where
+    the set is absent)."""
+    folder = DICE_PHOTOS / name
+    if not (folder / "truth.json").exists():
+        pytest.skip(f"{folder} is absent: the real dice photos live in ../shared/data/dice next to the repo")
+    entry = next(e for e in json.loads((folder / "truth.json").read_text()) if e["image"] == image)
+    return cv2.imread(str(folder / "images" / image)), entry

@@ -3,19 +3,15 @@ not read as a second die; touching dice seen from above are still two."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
-from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
 
+from tests.support import labelled_photo
 from vision import dice
 from vision.dice import read_dice
 from vision.dice_pips import Pips
-
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "dice"
 
 
 def _face(x: float, y: float, value: int, pips: tuple[int, ...]) -> dice._Face:
@@ -65,18 +61,9 @@ def test_without_a_face_of_several_pips_nothing_tells_the_size_and_nothing_is_dr
     assert dice._without_front_faces(ones, _pips(places, 0.6)) == ones
 
 
-def _entry(name: str, image: str) -> tuple[np.ndarray, dict]:
-    """One labelled photo of a set."""
-    folder = DATA / name
-    if not (folder / "truth.json").exists():
-        pytest.skip(f"{folder} is absent: the real dice photos live in ../shared/data/dice next to the repo")
-    entry = next(e for e in json.loads((folder / "truth.json").read_text()) if e["image"] == image)
-    return cv2.imread(str(folder / "images" / image)), entry
-
-
 @pytest.mark.parametrize("image", ["three_34.jpg", "two_35.jpg", "valid_28.jpg"])
 def test_an_angled_webcam_photo_reads_each_die_once_by_its_top_face(image, monkeypatch):
-    photo, entry = _entry("matteop65", image)
+    photo, entry = labelled_photo("matteop65", image)
     readings = read_dice(photo)
     assert len(readings) == len(entry["dice"])
     assert all(any(_inside(r, d["box"]) for d in entry["dice"]) for r in readings)

@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.support import labelled_photo
 from vision import dice
 from vision.dice import DiceReader, pip_scale, read_dice
 
@@ -77,7 +78,7 @@ def test_close_photos_of_only_ones_and_twos_are_shrunk_by_the_faces_the_judge_fi
 
 @pytest.mark.parametrize("image", ["dice_1.jpg", "dice_10.jpg", "two_1.jpg", "two_3.jpg"])
 def test_a_close_photo_of_a_single_die_showing_a_one_or_a_two_is_shrunk_by_that_die(image, monkeypatch):
-    photo, entry = _photo("matteop65", image)
+    photo, entry = labelled_photo("matteop65", image)
     big = _enlarged(photo, 3.0)
     assert _right(read_dice(big), entry, 3.0) == 1
     # Two such dice were once needed: the photo was read unshrunk, its pip too big to be found.
@@ -89,7 +90,7 @@ def test_a_close_photo_of_a_single_die_showing_a_one_or_a_two_is_shrunk_by_that_
 def test_half_sure_faces_of_texture_in_a_close_photo_do_not_outweigh_the_sure_faces_of_a_smaller_size(image, monkeypatch):
     # Enlarged three times, the wood and the pips' own specks make half-sure faces of small pips
     # that, summed, once outweighed the three sure faces of the real dice seen at half size.
-    big = _enlarged(_photo("matteop65", image)[0], 3.0)
+    big = _enlarged(labelled_photo("matteop65", image)[0], 3.0)
     assert 0.2 < pip_scale(big, dice._first_look(big)) < 0.4
     monkeypatch.setattr(dice, "FAINT_EVIDENCE", 0.0)  # every frame's own faces counted in full
     assert pip_scale(big, dice._first_look(big)) == 1.0
@@ -99,7 +100,7 @@ def test_half_sure_faces_of_texture_in_a_close_photo_do_not_outweigh_the_sure_fa
 def test_a_close_photo_of_one_die_is_sized_by_its_sure_face_over_a_half_sure_one_of_the_wood(image, monkeypatch):
     # Enlarged three times, one half-sure face of specks at full size stood against the die's
     # face at a smaller size: the photo was read unshrunk, the die missed and specks read instead.
-    photo, entry = _photo("matteop65", image)
+    photo, entry = labelled_photo("matteop65", image)
     big = _enlarged(photo, 3.0)
     assert 0.2 < pip_scale(big, dice._first_look(big)) < 0.35
     readings = read_dice(big)
@@ -113,7 +114,7 @@ def test_a_close_photo_of_one_die_is_sized_by_its_sure_face_over_a_half_sure_one
 def test_pips_just_wider_than_the_pip_finder_are_measured_in_a_half_size_look(image, monkeypatch):
     # Enlarged 2.5 times, these pips (5-6 px) are measured at 3.9-4.2 px, inside the range the
     # reader reads as it is: the frame was read unshrunk and lost a fifth to a third of its dice.
-    photo, entry = _photo("nell-byler-1208", image)
+    photo, entry = labelled_photo("nell-byler-1208", image)
     big = _enlarged(photo, 2.5)
     assert 0.38 < pip_scale(big, dice._first_look(big)) < 0.6
     assert _right(read_dice(big), entry, 2.5) >= len(entry["dice"]) - 1
@@ -139,7 +140,7 @@ def test_a_close_photo_of_dice_showing_ones_is_sized_by_ones_tried_at_smaller_di
     # These dice's ones have big pips: the die side a one's pip guesses is twice theirs, and at it
     # both body rings lay on the table. Enlarged twice, the photos were read unshrunk (or enlarged)
     # and their dice missed.
-    photo, entry = _photo("matteop65", image)
+    photo, entry = labelled_photo("matteop65", image)
     big = _enlarged(photo, 2.0)
     assert 0.34 < pip_scale(big, dice._first_look(big)) < 0.7
     assert _right(read_dice(big), entry, 2.0) >= len(entry["dice"]) - 1
@@ -152,7 +153,7 @@ def test_a_sure_die_at_a_smaller_size_outweighs_the_faint_faces_of_a_close_photo
     # One die showing a two, enlarged 1.5 times: the wood's half-sure faces of small pips were its
     # own size's evidence, so the sure two at half size (a lone die) did not count: the photo was
     # read unshrunk, the die missed and 24 specks read as dice.
-    photo, entry = _photo("matteop65", "two_7.jpg")
+    photo, entry = labelled_photo("matteop65", "two_7.jpg")
     big = _enlarged(photo, 1.5)
     readings = read_dice(big)
     assert _right(readings, entry, 1.5) == len(readings) == 1
@@ -164,7 +165,7 @@ def test_a_sure_die_at_a_smaller_size_outweighs_the_faint_faces_of_a_close_photo
 def test_key_symbols_seen_as_ones_do_not_enlarge_a_close_photo_of_one_die(monkeypatch):
     # Enlarged twice, a laptop's key symbols beside the die are sure ones of small pips: the photo
     # was enlarged 1.5 times more, and its speaker grille read as 22 dice.
-    photo, entry = _photo("matteop65", "two_7.jpg")
+    photo, entry = labelled_photo("matteop65", "two_7.jpg")
     big = _enlarged(photo, 2.0)
     readings = read_dice(big)
     assert _right(readings, entry, 2.0) == 1 and len(readings) <= 2
@@ -178,7 +179,7 @@ def test_dark_dice_seen_as_the_big_pips_of_ones_do_not_shrink_a_small_photo(imag
     # At half size, each small dark die on the white mat is a sure one's pip at the frame's own
     # size: the photo was shrunk further (x0.63) and none of its dice read. Ones and twos that would
     # shrink a frame must now be dice on their bodies, as at smaller sizes.
-    photo, entry = _photo("nell-byler-1208", image)
+    photo, entry = labelled_photo("nell-byler-1208", image)
     small = cv2.resize(photo, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
     assert pip_scale(small, dice._first_look(small)) > 1.0
     assert _right(read_dice(small), entry, 0.5) >= len(entry["dice"]) - 1
@@ -340,17 +341,8 @@ def test_only_ones_far_smaller_than_the_sure_faces_are_specks():
     assert dice._without_specks(sure[:1] + [speck]) == sure[:1] + [speck]
 
 
-def _photo(name: str, image: str) -> tuple[np.ndarray, dict]:
-    """One labelled photo of a set."""
-    folder = DATA / name
-    if not (folder / "truth.json").exists():
-        pytest.skip(f"{folder} is absent: the real dice photos live in ../shared/data/dice next to the repo")
-    entry = next(e for e in json.loads((folder / "truth.json").read_text()) if e["image"] == image)
-    return cv2.imread(str(folder / "images" / image)), entry
-
-
 def test_a_photo_of_one_die_showing_a_one_is_not_sized_by_the_small_pips_of_its_side_faces(monkeypatch):
-    image, entry = _photo("matteop65", "dice_5.jpg")
+    image, entry = labelled_photo("matteop65", "dice_5.jpg")
     assert [d["value"] for d in entry["dice"]] == [1]
     assert _right(read_dice(image), entry, 1.0) == 1
     # Its side faces' pips, fitted as a half-sure two, once told the size: the photo was enlarged
@@ -406,7 +398,7 @@ def test_faces_overlap_by_the_size_of_the_likely_faces_not_of_every_small_fit():
 
 
 def test_side_faces_of_dice_showing_ones_in_a_close_photo_are_not_read_as_dice(monkeypatch):
-    photo = [_photo("matteop65", "dice_48.jpg")]
+    photo = [labelled_photo("matteop65", "dice_48.jpg")]
     assert [d["value"] for d in photo[0][1]["dice"]] == [1] * 5
     false_dice = _false_dice(photo, 1.5)
     monkeypatch.setattr(dice, "ONE_SIDES", 0.0)  # as the reader was: side faces stood
@@ -491,7 +483,7 @@ def test_a_live_table_keeps_its_size_while_no_die_is_sure():
 def test_an_enlarged_photo_whose_pips_still_measure_short_is_enlarged_again(image, monkeypatch):
     # Pips of a pixel or so measure bigger than they are (a blurred spot fills its few pixels):
     # photos shrunk to half size were enlarged by ~1.6 instead of ~2 and read at pips too small.
-    photo, entry = _photo("nell-byler-1208", image)
+    photo, entry = labelled_photo("nell-byler-1208", image)
     small = cv2.resize(photo, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
     own = _right(read_dice(photo), entry, 1.0)
     assert dice._sized_look(small, None, None)[2] >= 1.85
@@ -507,7 +499,7 @@ def test_a_close_photo_is_looked_at_in_half_size_when_its_surest_faces_pips_are_
     # Enlarged three times, specks and texture make half-sure twos of small pips that pull the
     # median pip under NEAR_TOP while the sure faces' pips lie above it: the photo was read
     # unshrunk and 3 of its 12 dice read.
-    photo, entry = _photo("nell-byler-1208", image)
+    photo, entry = labelled_photo("nell-byler-1208", image)
     big = _enlarged(photo, 3.0)
     assert 0.25 < pip_scale(big, dice._first_look(big)) < 0.45
     assert _right(read_dice(big), entry, 3.0) >= len(entry["dice"]) - 1
@@ -519,7 +511,7 @@ def test_a_close_photo_is_looked_at_in_half_size_when_its_surest_faces_pips_are_
 def test_a_frame_is_not_enlarged_by_specks_where_a_smaller_size_shows_dice_of_bigger_pips(monkeypatch):
     # Enlarged twice, a photo of five ones shows specks fitted as faces of small pips at its own
     # size, and the five ones at half size: it was enlarged 1.26 times more, one die read right.
-    photo, entry = _photo("matteop65", "dice_45.jpg")
+    photo, entry = labelled_photo("matteop65", "dice_45.jpg")
     big = _enlarged(photo, 2.0)
     assert pip_scale(big, dice._first_look(big)) < 0.6
     assert _right(read_dice(big), entry, 2.0) >= 4
