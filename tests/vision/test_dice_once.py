@@ -1,5 +1,6 @@
-"""Dice seen from a camera tilted over the table: a die's front face shows below its top face, and is
-not read as a second die; touching dice seen from above are still two."""
+"""Each die is read once: seen from a camera tilted over the table, a die's front face shows below its
+top face and is not read as a second die (touching dice seen from above are still two), and a die
+read twice, by a fitted face and by the judge beside it, keeps the surer reading."""
 
 from __future__ import annotations
 
@@ -77,3 +78,20 @@ def _inside(reading, box: list[float], slack: float = 0.15) -> bool:
     x1, y1, x2, y2 = box
     w, h = x2 - x1, y2 - y1
     return x1 - slack * w <= reading.x <= x2 + slack * w and y1 - slack * h <= reading.y <= y2 + slack * h
+
+
+def test_a_die_read_twice_keeps_its_surer_reading():
+    faces, _ = _top_and_front(below=15.0, aside=5.0, values=(3, 4))
+    unsure, sure = replace(faces[0], certainty=0.78), replace(faces[1], certainty=0.96)
+    assert dice._each_die_once([unsure, sure]) == [sure]
+    # Touching dice lie a face's side apart or more (0.8 in the photo sets at the nearest).
+    apart = replace(sure, centre=(100.0, 126.0))
+    assert dice._each_die_once([unsure, apart]) == [unsure, apart]
+
+
+def test_a_photo_whose_die_the_judge_read_beside_a_fitted_face_reads_it_once(monkeypatch):
+    photo, entry = labelled_photo("nell-byler-1208", "IMG_20191208_111457.jpg")
+    box = next(d["box"] for d in entry["dice"] if d["box"] == [113, 130, 146, 164])
+    assert [r.value for r in read_dice(photo) if _inside(r, box)] == [3]
+    monkeypatch.setattr(dice, "ONE_DIE", 0.0)
+    assert sorted(r.value for r in read_dice(photo) if _inside(r, box)) == [3, 4]
