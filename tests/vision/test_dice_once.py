@@ -8,6 +8,8 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.support import labelled_photo
 from vision import dice
@@ -95,3 +97,19 @@ def test_a_photo_whose_die_the_judge_read_beside_a_fitted_face_reads_it_once(mon
     assert [r.value for r in read_dice(photo) if _inside(r, box)] == [3]
     monkeypatch.setattr(dice, "ONE_DIE", 0.0)
     assert sorted(r.value for r in read_dice(photo) if _inside(r, box)) == [3, 4]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 300), st.floats(0, 300), st.integers(1, 6), st.floats(0, 1)),
+                min_size=1, max_size=12))
+def test_the_readings_kept_lie_apart_and_each_dropped_one_beside_a_surer_one(rows):
+    faces = [replace(_face(x, y, value, (k,) * min(value, 2)), certainty=sure)
+             for k, (x, y, value, sure) in enumerate(rows)]
+    kept = dice._each_die_once(faces)
+    assert kept == [f for f in faces if f in kept]  # a subset, in the readings' order
+    reach = dice.ONE_DIE * dice._fitted_face_side(faces)
+    for a in kept:
+        assert all(np.hypot(a.centre[0] - b.centre[0], a.centre[1] - b.centre[1]) >= reach for b in kept if b is not a)
+    for dropped in (f for f in faces if f not in kept):
+        assert any(np.hypot(dropped.centre[0] - k.centre[0], dropped.centre[1] - k.centre[1]) < reach
+                   and k.certainty >= dropped.certainty for k in kept)
