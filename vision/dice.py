@@ -1080,8 +1080,8 @@ def _without_front_faces(faces: list["_Face"], pips: Pips) -> list["_Face"]:
     near = _pips_near(pips, centres, FRONT_PIPS * typical)
     for k, m in zip(*np.nonzero(front)):
         held = near[k] | near[m]
-        # Seen straight from above, round pips look round (0.83 and over over such pairs in the
-        # simulator's tables, touching dice); a tilted camera flattens them (0.61-0.68 in matteop65's).
+        # Seen straight from above, round pips look round (0.83 or more in such pairs of touching
+        # dice in the simulator's tables); a tilted camera flattens them (0.61-0.68 in matteop65's).
         front[k, m] = held.any() and float(pips.roundness[held].mean()) < FLAT_PIPS
     return [f for m, f in enumerate(faces) if not front[:, m].any()]
 
@@ -1097,8 +1097,10 @@ def _pips_near(pips: Pips, centres: np.ndarray, reach: float) -> np.ndarray:
 # the dice's face side of it, whose pips and the other's measure under FLAT_PIPS of roundness
 # (minor over major axis, the pips within FRONT_PIPS face sides of each centre) is the front face
 # of the other's die, seen from a camera tilted toward it. matteop65's angled webcam showed such
-# faces 0.74-1.03 face sides below their top faces, read as 6 of its 14 false dice. Touching dice
-# seen from above lie as near (1.0-1.05 in the simulator's tables), but their pips are round.
+# faces 0.74-1.03 face sides below their top faces: 8 of its 14 false dice, 6 of them dropped here
+# (one front face holds a pip of its top face; one lies among ones, which tell no face side).
+# Touching dice seen from above lie as near (1.0-1.05 in the simulator's tables), but their pips
+# are round.
 FRONT_REACH, FRONT_SLANT, FRONT_PIPS, FLAT_PIPS = 1.1, 0.5, 0.6, 0.76
 
 
