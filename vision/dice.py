@@ -29,7 +29,10 @@ How it reads (pip-first, so it works for any body colour with contrasting pips):
    of every die the reader is not sure of (unsure faces, bodies, the judge's dice) from a patch
    just wider than the die: faint, small or red-on-dark pips that the pip stages miss or misplace.
    Its value replaces the others' where it is sure; without the model file theirs stand;
-9. the body colour around the pips is named by the colour profile, compared with the table
+9. each die is read once: a face straight below another whose pips both look flattened is its
+   die's front face seen from a tilted camera, and of two readings nearer than a die allows, the
+   surer stands;
+10. the body colour around the pips is named by the colour profile, compared with the table
    beside the die when the profile knows the table's colour (vision/colour.py).
 """
 
