@@ -1113,13 +1113,10 @@ def _each_die_once(faces: list["_Face"]) -> list["_Face"]:
     typical = _fitted_face_side(faces)
     if len(faces) < 2 or not typical:
         return faces
-    centres = np.array([f.centre for f in faces], np.float64)
-    gaps = _gaps(centres, centres)
-    kept: list[int] = []
-    for k in sorted(range(len(faces)), key=lambda k: -faces[k].certainty):
-        if not (gaps[k, kept] < ONE_DIE * typical).any():
-            kept.append(k)
-    return [faces[k] for k in sorted(kept)]
+    surest_first = np.argsort([-f.certainty for f in faces], kind="stable")
+    centres = np.array([faces[k].centre for k in surest_first], np.float64)
+    kept = surest_first[_spread_out(centres, np.full(len(faces), ONE_DIE * typical))]
+    return [faces[k] for k in sorted(kept.tolist())]
 
 
 # Readings nearer than this many face sides are one die's. nell-byler's IMG_20191208_111457: a
