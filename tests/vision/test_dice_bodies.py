@@ -6,6 +6,9 @@ import cv2
 import numpy as np
 import pytest
 
+import vision.dice_bodies as bodies
+from tests.support import labelled_photo
+from vision.dice import read_dice
 from vision.dice_bodies import find_bodies
 
 # Pip grid points of each value (x, y in grid steps).
@@ -172,3 +175,38 @@ def test_squares_are_found_at_their_own_size_when_no_face_tells_it_and_a_card_is
     # Only the strict ratio keeps the card out: a leaning die's body may be as long as the card.
     assert UNSIZED_RATIO < 1.4 <= SQUARE_RATIO
     assert any(abs(x - 250) < 10 and abs(y - 380) < 10 for (x, y), _, _ in body_squares(image, 40.0))
+
+
+def test_two_dice_side_by_side_whose_blob_is_under_two_dice_area_are_split(monkeypatch):
+    # Dice read at a bigger typical face than their bodies show (bodies standing out only in part):
+    # the two dice's blob is under AREA_RANGE's top, and no one die's square.
+    typical = 0.9 * SIDE
+    image = _table([((200, 200), 5, (60, 30, 20), (40, 40, 170)), ((200 + SIDE + 1, 200), 2, (30, 30, 160), (230, 230, 230))])
+    centres = sorted((round(x), round(y)) for (x, y), _, _ in bodies.body_squares(image, typical))
+    assert len(centres) == 2
+    assert all(abs(x - want) <= 3 and abs(y - 200) <= 3 for (x, y), want in zip(centres, (200, 200 + SIDE + 1)))
+    monkeypatch.setattr(bodies, "SPLIT_FROM", float("inf"))
+    assert bodies.body_squares(image, typical) == []
+
+
+def test_a_sprawling_blob_is_not_cut_into_dice_squares(monkeypatch):
+    # Two die-sized stains joined by a streak (wood grain, a cable): far from filling its box.
+    image = np.full((400, 520, 3), 215, np.uint8)
+    for corner in (150, 150 + SIDE + 30):
+        cv2.rectangle(image, (corner, corner), (corner + SIDE, corner + SIDE), (60, 30, 20), -1)
+    cv2.line(image, (147 + SIDE, 147 + SIDE), (183 + SIDE, 183 + SIDE), (60, 30, 20), 6)
+    image = cv2.GaussianBlur(image, (3, 3), 0)
+    assert bodies.body_squares(image, 0.9 * SIDE) == []
+    monkeypatch.setattr(bodies, "SPLIT_FILL", 0.0)
+    assert len(bodies.body_squares(image, 0.9 * SIDE)) == 2
+
+
+def test_a_photo_whose_die_touches_another_reads_it_by_its_split_body(monkeypatch):
+    # A blue die with red pips touching a red five: their blob is not square, nor big enough for two
+    # dice by AREA_RANGE; the judge reads the blue die at its half of the blob.
+    photo, entry = labelled_photo("nell-byler-1208", "IMG_20191208_111710.jpg")
+    x1, y1, x2, y2 = next(d["box"] for d in entry["dice"] if d["box"] == [327, 322, 360, 352])
+    inside = [r.value for r in read_dice(photo) if x1 <= r.x <= x2 and y1 <= r.y <= y2]
+    assert inside == [2]
+    monkeypatch.setattr(bodies, "SPLIT_FROM", float("inf"))
+    assert [r.value for r in read_dice(photo) if x1 <= r.x <= x2 and y1 <= r.y <= y2] == []
