@@ -103,14 +103,16 @@ UNSIZED_GUESSES = (1 / 16, 1 / 32)
 UNSIZED_RATIO = 1.2
 
 
-def body_squares(bgr: np.ndarray, typical: float, ratio: float = SQUARE_RATIO) -> list[Square]:
+def body_squares(bgr: np.ndarray, typical: float, ratio: float = SQUARE_RATIO,
+                 dice: np.ndarray | None = None) -> list[Square]:
     """Every die-sized square blob that stands out from the table (centre, side, turn), read or not:
     places where a die may lie whose pips the pip-first reader could not join. A blob is square
-    when its long side is at most `ratio` times its short side."""
+    when its long side is at most `ratio` times its short side. A heap that erosion cannot part is
+    split at its deepest points where it holds one of the `dice` read already (centres, n x 2)."""
     if typical < 12 or min(bgr.shape[:2]) < 3 * typical:
         return []
     mask, shrink = _body_mask(bgr, typical)
-    return _squares(mask, shrink, typical, ratio)
+    return _squares(mask, shrink, typical, ratio, dice)
 
 
 def unsized_squares(bgr: np.ndarray) -> list[Square]:
@@ -150,8 +152,8 @@ def _die_sized(side: float, sides: list[float], typical: float) -> bool:
     return 0.85 * side * side >= LONE_AREA * typical ** 2
 
 
-def _squares(mask: np.ndarray, shrink: int, typical: float,
-             ratio: float = SQUARE_RATIO) -> list[tuple[tuple[float, float], float, float]]:
+def _squares(mask: np.ndarray, shrink: int, typical: float, ratio: float = SQUARE_RATIO,
+             dice: np.ndarray | None = None) -> list[tuple[tuple[float, float], float, float]]:
     """Die-sized, roughly square blobs of the mask (centre, side, turn in full-size pixels; at most
     `ratio` times as long as wide); a blob too big for one die (dice touching) is eroded apart and
     each part grown back."""
@@ -163,24 +165,24 @@ def _squares(mask: np.ndarray, shrink: int, typical: float,
     for contour in outer:
         area = cv2.contourArea(contour) * shrink ** 2
         if area > AREA_RANGE[1] * typical ** 2 and area < 12 * typical ** 2:
-            out.extend(_split(mask, contour, shrink, typical, ratio))
+            out.extend(_split(mask, contour, shrink, typical, ratio, _holds(contour, shrink, dice)))
             continue
         square = _square(contour, shrink, typical, 0.0, ratio)
         if square is not None:
             out.append(square)
         elif area >= SPLIT_FROM * typical ** 2 and _filled(contour, SPLIT_FILL):
-            out.extend(_split(mask, contour, shrink, typical, ratio))
+            out.extend(_split(mask, contour, shrink, typical, ratio, _holds(contour, shrink, dice)))
     return out
 
 
 # A blob that is not one die's square, at least SPLIT_FROM big (in typical faces' squares) and
 # filling at least SPLIT_FILL of its turned box, is tried as dice touching too: two dice whose
 # bodies stand out only in part make a blob smaller than AREA_RANGE's top. Two dice side by side
-# fill 0.6-0.8 of their box as the second sits off the first; wood grain, a shadow's edge or a
-# keyboard's keys standing out in part fill 0.3-0.57. The judge reads each half: nell-byler as shot
+# fill 0.6-0.8 of their box as the second sits off the first; wood grain (0.27) or a laptop's
+# keys standing out in part (0.53-0.57) fill less. The judge reads each half: nell-byler as shot
 # 1050 -> 1051 dice (a blue die touching a red five), over its six sizes and eight looks 14,382 ->
 # 14,401, turned / mirrored 1046 / 1045 -> 1049 / 1048, the same false dice; the simulator's frames
-# 516 -> 519 of 520; matteop65 +1 die and 2 false dice more over its sizes and looks (a cable's
+# the same (516 of 520); matteop65 +1 die and 2 false dice more over its sizes and looks (a cable's
 # crossing, 316 -> 318), the same as shot; things that are not dice 13 -> 15 false on 400. Without
 # SPLIT_FILL, matteop65's wood grain and a laptop key made 3 false dice more.
 SPLIT_FROM, SPLIT_FILL = 1.5, 0.6
@@ -207,8 +209,9 @@ def _square(contour: np.ndarray, shrink: int, typical: float, grown: float,
 
 
 def _split(mask: np.ndarray, contour: np.ndarray, shrink: int, typical: float,
-           ratio: float = SQUARE_RATIO) -> list[tuple]:
-    """Squares of the dice in a blob of touching dice: the blob eroded until the dice part, each part grown back."""
+           ratio: float = SQUARE_RATIO, heap: bool = False) -> list[tuple]:
+    """Squares of the dice in a blob of touching dice: the blob eroded until the dice part, each part
+    grown back; in a `heap` of dice that erosion cannot part, squares at its deepest points."""
     x, y, w, h = cv2.boundingRect(contour)
     pad = 2
     local = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
@@ -223,7 +226,46 @@ def _split(mask: np.ndarray, contour: np.ndarray, shrink: int, typical: float,
         if len(found) >= 2:
             return found
         out = found
+    if heap:
+        inner = _heap_squares(local, shrink, typical, (x - pad, y - pad))
+        if len(inner) >= 2:
+            return inner
     return out or _halves(contour, shrink, typical)
+
+
+def _holds(contour: np.ndarray, shrink: int, dice: np.ndarray | None) -> bool:
+    """True when a blob (its outline in the shrunk mask's pixels) holds one of these die centres."""
+    if dice is None or not len(dice):
+        return False
+    # The mask pixel (x, y) covers full-size pixels shrink * x .. shrink * x + shrink - 1.
+    inside = (cv2.pointPolygonTest(contour, ((x - (shrink - 1) / 2.0) / shrink, (y - (shrink - 1) / 2.0) / shrink), False)
+              for x, y in np.asarray(dice, np.float64).tolist())
+    return any(v >= 0 for v in inside)
+
+
+def _heap_squares(local: np.ndarray, shrink: int, typical: float, offset: tuple[int, int]) -> list[tuple]:
+    """Squares at the dice in a blob that erosion cannot part (dice touching corner to edge, in a
+    heap): the peaks of its distance to the table, each as deep inside as a die's middle lies and a
+    die's side from every deeper one."""
+    depth = cv2.distanceTransform(local, cv2.DIST_L2, 5)
+    # A peak is the deepest point within a die's half side about it.
+    reach = max(1, int(PEAK_SPACING * typical / shrink / 2))
+    ridge = cv2.dilate(depth, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1)))
+    ys, xs = np.nonzero((depth >= ridge) & (depth >= PEAK_DEPTH * typical / shrink))
+    order = np.argsort(-depth[ys, xs], kind="stable")
+    kept: list[tuple[int, int]] = []
+    for y, x in zip(ys[order].tolist(), xs[order].tolist()):
+        if all(np.hypot(x - kx, y - ky) >= PEAK_SPACING * typical / shrink for kx, ky in kept):
+            kept.append((x, y))
+    side = PEAK_SIDE * typical
+    return [(((x + offset[0]) * shrink + (shrink - 1) / 2.0, (y + offset[1]) * shrink + (shrink - 1) / 2.0), side, 0.0)
+            for x, y in kept]
+
+
+# Dice in a heap are found at the peaks of the blob's depth: at least PEAK_DEPTH typical faces deep
+# (a die's middle lies about half its side, ~0.55, inside it), PEAK_SPACING apart, each a square of
+# PEAK_SIDE typical faces.
+PEAK_DEPTH, PEAK_SPACING, PEAK_SIDE = 0.35, 0.9, 1.2
 
 
 def _halves(contour: np.ndarray, shrink: int, typical: float) -> list[tuple]:

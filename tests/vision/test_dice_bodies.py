@@ -210,3 +210,31 @@ def test_a_photo_whose_die_touches_another_reads_it_by_its_split_body(monkeypatc
     assert inside == [2]
     monkeypatch.setattr(bodies, "SPLIT_FROM", float("inf"))
     assert [r.value for r in read_dice(photo) if x1 <= r.x <= x2 and y1 <= r.y <= y2] == []
+
+
+@pytest.mark.parametrize("offset", [12, 18])
+def test_a_heap_of_dice_read_in_part_is_split_at_its_deepest_points(offset):
+    # Two dice touching edge to edge, the second sitting a third or half a side lower: erosion
+    # cannot part them, nor is their blob two dice side by side.
+    centres = [(200, 200), (200 + SIDE + 1, 200 + offset)]
+    image = _table([(centre, value, (60, 30, 20), (40, 40, 170)) for centre, value in zip(centres, (5, 2))])
+    assert bodies.body_squares(image, TYPICAL) == []
+    # Where a die in the blob is read already, the blob is a heap of dice: a square at each.
+    squares = bodies.body_squares(image, TYPICAL, dice=np.array([centres[0]], np.float64))
+    found = sorted((x, y) for (x, y), _, _ in squares)
+    assert len(found) == 2
+    assert all(np.hypot(x - cx, y - cy) < 0.3 * SIDE for (x, y), (cx, cy) in zip(found, centres))
+    # A die read elsewhere on the table says nothing of this blob.
+    assert bodies.body_squares(image, TYPICAL, dice=np.array([(400.0, 350.0)])) == []
+
+
+def test_a_photo_whose_die_lies_in_a_heap_reads_it_at_the_heaps_deepest_point(monkeypatch):
+    import vision.dice
+
+    # A blue die showing a one, touching a green four corner to edge: erosion cannot part their blob.
+    photo, entry = labelled_photo("nell-byler-1208", "IMG_20191208_112353.jpg")
+    x1, y1, x2, y2 = next(d["box"] for d in entry["dice"] if d["box"] == [201, 408, 229, 432])
+    assert [r.value for r in read_dice(photo) if x1 <= r.x <= x2 and y1 <= r.y <= y2] == [1]
+    # Split only where it holds a face read for sure, the heap is left whole when none is that sure.
+    monkeypatch.setattr(vision.dice, "HEAP_SURE", 2.0)
+    assert [r.value for r in read_dice(photo) if x1 <= r.x <= x2 and y1 <= r.y <= y2] == []

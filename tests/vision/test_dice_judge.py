@@ -132,19 +132,24 @@ def test_the_judge_sees_the_labelled_dice_and_not_the_table_between_them():
 
 
 def test_the_judge_finds_dice_the_pip_first_reader_misses(monkeypatch):
+    from benchmarks.dice_benchmark import load_scorer
+
     name = "nell-byler-1208"
-    truth = _truth(name)
-    found = {}
+    truth = _truth(name)[:40]
+    images = [cv2.imread(str(DATA / name / "images" / entry["image"])) for entry in truth]
+    # As shipped: the value reader reads the dice the judge adds (alone, the judge adds only dice whose
+    # value it is sure of too).
+    monkeypatch.setattr(dice, "_VALUES", load_value_reader())
+    scored = {}
     for judge in (None, dice._JUDGE):
         monkeypatch.setattr(dice, "_JUDGE", judge)
-        hits = 0
-        for entry in truth[:40]:
-            image = cv2.imread(str(DATA / name / "images" / entry["image"]))
-            readings = dice.read_dice(image)
-            hits += sum(any(b[0] <= r.x <= b[2] and b[1] <= r.y <= b[3] for r in readings)
-                        for b in (d["box"] for d in entry["dice"]))
-        found[judge is not None] = hits
-    assert found[True] > found[False]
+        readings = [{"image": entry["image"], "dice": [r.to_dict() for r in dice.read_dice(image)]}
+                    for entry, image in zip(truth, images)]
+        scored[judge is not None] = load_scorer()(truth, readings)
+    # Matched as the team's scorer matches (each die once, its box grown by 0.15): without the judge,
+    # the bodies are read by their own pips, and more things that are not dice pass for dice.
+    assert scored[True]["found"] > scored[False]["found"]
+    assert scored[True]["false_dice"] < scored[False]["false_dice"]
 
 
 def _training_module():
@@ -412,7 +417,9 @@ def test_loose_pips_find_dice_on_photos_that_faces_and_bodies_miss(monkeypatch):
             readings = dice.read_dice(cv2.imread(str(DATA / name / "images" / entry["image"])))
             right[loose] += sum(any(b[0] <= r.x <= b[2] and b[1] <= r.y <= b[3] and r.value == d["value"]
                                     for r in readings) for b, d in ((d["box"], d) for d in entry["dice"]))
-    assert right[True] >= right[False] + 8
+    # 8 dice more before touching dice and heaps were split (the judge now finds some of them on
+    # their bodies), 5 since.
+    assert right[True] >= right[False] + 4
 
 
 def test_an_unsure_face_the_judge_finds_part_of_a_settled_faces_die_is_dropped(monkeypatch):

@@ -192,9 +192,10 @@ def test_photos_of_pips_under_two_pixels_are_enlarged_and_read_better(monkeypatc
     photos = _photos("nell-byler-1208", 3)
     small = [cv2.resize(image, None, fx=0.75, fy=0.75, interpolation=cv2.INTER_AREA) for image, _ in photos]
     right = sum(_right(read_dice(s), entry, 0.75) for s, (_, entry) in zip(small, photos))
-    # Their pips are 1.2-2.3 px: read as they were (from 1.5 px), a die or two of each photo was lost.
+    # Their pips are 1.2-2.3 px: read as they were (from 1.5 px), dice are lost (5 of 41 photos'
+    # dice before touching dice and heaps were split, 2 since: split, some are found at either size).
     monkeypatch.setattr(dice, "PIP_RANGE", (1.5, dice.PIP_RANGE[1]))
-    assert right >= sum(_right(read_dice(s), entry, 0.75) for s, (_, entry) in zip(small, photos)) + 5, right
+    assert right >= sum(_right(read_dice(s), entry, 0.75) for s, (_, entry) in zip(small, photos)) + 2, right
 
 
 def test_photos_at_the_sizes_the_reader_reads_best_are_not_resized():
@@ -479,7 +480,7 @@ def test_a_live_table_keeps_its_size_while_no_die_is_sure():
     assert reader(np.full((1080, 1920, 3), 120, np.uint8)) == [] and reader.factor == known
 
 
-@pytest.mark.parametrize("image", ["IMG_20191208_111628.jpg", "IMG_20191208_111650.jpg", "IMG_20191208_111751.jpg"])
+@pytest.mark.parametrize("image", ["IMG_20191208_111730.jpg", "IMG_20191208_111650.jpg", "IMG_20191208_111751.jpg"])
 def test_an_enlarged_photo_whose_pips_still_measure_short_is_enlarged_again(image, monkeypatch):
     # Pips of a pixel or so measure bigger than they are (a blurred spot fills its few pixels):
     # photos shrunk to half size were enlarged by ~1.6 instead of ~2 and read at pips too small.
