@@ -828,7 +828,7 @@ def _body_faces(bgr: np.ndarray, chosen: list["_Face"]) -> tuple[list["_Face"], 
         # size (a lone die whose pips the pip finder missed, red on a dark body; dice showing ones).
         return chosen, unsized_squares(bgr) if _JUDGE is not None else []
     typical = _middle(measured)
-    # Dice read for sure mark the heaps of touching dice (a heap of things holds none).
+    # Faces the scorer is half sure of mark the heaps of touching dice (a heap of things mostly holds none).
     sure = np.array([f.centre for f in chosen if f.certainty >= HEAP_SURE], np.float64).reshape(-1, 2)
     squares = body_squares(bgr, typical, dice=sure)
     # With the judge at hand, a body that holds no chosen face is left to it: it tells a die from

@@ -246,7 +246,8 @@ def _holds(contour: np.ndarray, shrink: int, dice: np.ndarray | None) -> bool:
 def _heap_squares(local: np.ndarray, shrink: int, typical: float, offset: tuple[int, int]) -> list[tuple]:
     """Squares at the dice in a blob that erosion cannot part (dice touching corner to edge, in a
     heap): the peaks of its distance to the table, each as deep inside as a die's middle lies and a
-    die's side from every deeper one."""
+    die's side from every deeper one. Their turn is not known (0): they are places for the judge;
+    a chosen face's body read again in one (find_bodies) raised no value in either photo set."""
     depth = cv2.distanceTransform(local, cv2.DIST_L2, 5)
     # A peak is the deepest point within a die's half side about it.
     reach = max(1, int(PEAK_SPACING * typical / shrink / 2))
