@@ -11,6 +11,7 @@ real layout, or else the layout templates of 1-6 must fit the spot map with a cl
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -254,9 +255,11 @@ def _heap_squares(local: np.ndarray, shrink: int, typical: float, offset: tuple[
     ridge = cv2.dilate(depth, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1)))
     ys, xs = np.nonzero((depth >= ridge) & (depth >= PEAK_DEPTH * typical / shrink))
     order = np.argsort(-depth[ys, xs], kind="stable")
+    apart = PEAK_SPACING * typical / shrink
     kept: list[tuple[int, int]] = []
+    # A ridge's pixels tie for deepest: tens of them, each compared with the few kept (plain floats).
     for y, x in zip(ys[order].tolist(), xs[order].tolist()):
-        if all(np.hypot(x - kx, y - ky) >= PEAK_SPACING * typical / shrink for kx, ky in kept):
+        if all(math.hypot(x - kx, y - ky) >= apart for kx, ky in kept):
             kept.append((x, y))
     side = PEAK_SIDE * typical
     return [(((x + offset[0]) * shrink + (shrink - 1) / 2.0, (y + offset[1]) * shrink + (shrink - 1) / 2.0), side, 0.0)
