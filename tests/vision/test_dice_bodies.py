@@ -5,6 +5,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import vision.dice_bodies as bodies
 from tests.support import labelled_photo
@@ -238,3 +240,23 @@ def test_a_photo_whose_die_lies_in_a_heap_reads_it_at_the_heaps_deepest_point(mo
     # Split only where it holds a face read for sure, the heap is left whole when none is that sure.
     monkeypatch.setattr(vision.dice, "HEAP_SURE", 2.0)
     assert [r.value for r in read_dice(photo) if x1 <= r.x <= x2 and y1 <= r.y <= y2] == []
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(20, 100), st.integers(20, 100), st.floats(0.0, 90.0)), min_size=1, max_size=6),
+       st.floats(8.0, 20.0))
+def test_a_heaps_squares_lie_inside_it_and_apart(places, typical):
+    # Any blob of die-like squares, dice of about 1.2 typical faces: each square the heap split gives
+    # lies on the blob, deep enough inside it, and a die's spacing from every other.
+    local = np.zeros((130, 130), np.uint8)
+    for x, y, turn in places:
+        box = cv2.boxPoints(((x, y), (1.2 * typical, 1.2 * typical), turn))
+        cv2.fillConvexPoly(local, np.round(box).astype(np.int32), 255)
+    depth = cv2.distanceTransform(local, cv2.DIST_L2, 5)
+    squares = bodies._heap_squares(local, 1, typical, (0, 0))
+    centres = np.array([centre for centre, _, _ in squares]).reshape(-1, 2)
+    assert len(centres) >= 1
+    inside = depth[np.rint(centres[:, 1]).astype(int), np.rint(centres[:, 0]).astype(int)]
+    assert (inside >= bodies.PEAK_DEPTH * typical).all()
+    gaps = np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1))
+    assert (gaps[~np.eye(len(centres), dtype=bool)] >= bodies.PEAK_SPACING * typical - 1e-9).all()
