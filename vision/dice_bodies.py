@@ -165,13 +165,16 @@ def _squares(mask: np.ndarray, shrink: int, typical: float, ratio: float = SQUAR
     outer = [c for c, h in zip(contours, hierarchy[0]) if h[3] < 0] if contours else []
     for contour in outer:
         area = cv2.contourArea(contour) * shrink ** 2
-        if area > AREA_RANGE[1] * typical ** 2 and area < 12 * typical ** 2:
-            out.extend(_split(mask, contour, shrink, typical, ratio, _holds(contour, shrink, dice)))
-            continue
-        square = _square(contour, shrink, typical, 0.0, ratio)
-        if square is not None:
-            out.append(square)
-        elif area >= SPLIT_FROM * typical ** 2 and _filled(contour, SPLIT_FILL):
+        if area >= HEAP_AREA * typical ** 2:
+            continue  # a tray, a board, a cloth: more than any heap of dice on a table
+        touching = area > AREA_RANGE[1] * typical ** 2
+        if not touching:
+            square = _square(contour, shrink, typical, 0.0, ratio)
+            if square is not None:
+                out.append(square)
+                continue
+            touching = area >= SPLIT_FROM * typical ** 2 and _filled(contour, SPLIT_FILL)
+        if touching:
             out.extend(_split(mask, contour, shrink, typical, ratio, _holds(contour, shrink, dice)))
     return out
 
@@ -187,12 +190,25 @@ def _squares(mask: np.ndarray, shrink: int, typical: float, ratio: float = SQUAR
 # crossing, 316 -> 318), the same as shot; things that are not dice 13 -> 15 false on 400. Without
 # SPLIT_FILL, matteop65's wood grain and a laptop key made 3 false dice more.
 SPLIT_FROM, SPLIT_FILL = 1.5, 0.6
+# A blob this big (in typical faces' squares) or bigger is no die nor dice touching.
+HEAP_AREA = 12
 
 
 def _filled(contour: np.ndarray, share: float) -> bool:
     """True when a blob fills at least `share` of its smallest turned box."""
     _, (w, h), _ = cv2.minAreaRect(contour)
     return cv2.contourArea(contour) >= share * w * h
+
+
+def _in_frame(x: float, y: float, shrink: int) -> tuple[float, float]:
+    """A point of the mask, shrunk `shrink` times, in the frame's pixels: mask pixel x covers frame
+    pixels shrink * x to shrink * x + shrink - 1."""
+    return x * shrink + (shrink - 1) / 2.0, y * shrink + (shrink - 1) / 2.0
+
+
+def _in_mask(x: float, y: float, shrink: int) -> tuple[float, float]:
+    """A point of the frame in the mask's pixels (_in_frame turned back)."""
+    return (x - (shrink - 1) / 2.0) / shrink, (y - (shrink - 1) / 2.0) / shrink
 
 
 def _square(contour: np.ndarray, shrink: int, typical: float, grown: float,
@@ -206,7 +222,7 @@ def _square(contour: np.ndarray, shrink: int, typical: float, grown: float,
         return None
     if max(w, h) > ratio * min(w, h) or area * shrink ** 2 < 0.7 * (w - 2 * grown * shrink) * (h - 2 * grown * shrink):
         return None  # not square, or not filled: a shadow, a stain, two dice
-    return ((cx * shrink + (shrink - 1) / 2.0, cy * shrink + (shrink - 1) / 2.0), min(w, h), angle)
+    return (_in_frame(cx, cy, shrink), min(w, h), angle)
 
 
 def _split(mask: np.ndarray, contour: np.ndarray, shrink: int, typical: float,
@@ -238,9 +254,7 @@ def _holds(contour: np.ndarray, shrink: int, dice: np.ndarray | None) -> bool:
     """True when a blob (its outline in the shrunk mask's pixels) holds one of these die centres."""
     if dice is None or not len(dice):
         return False
-    # The mask pixel (x, y) covers full-size pixels shrink * x .. shrink * x + shrink - 1.
-    inside = (cv2.pointPolygonTest(contour, ((x - (shrink - 1) / 2.0) / shrink, (y - (shrink - 1) / 2.0) / shrink), False)
-              for x, y in np.asarray(dice, np.float64).tolist())
+    inside = (cv2.pointPolygonTest(contour, _in_mask(x, y, shrink), False) for x, y in np.asarray(dice, np.float64).tolist())
     return any(v >= 0 for v in inside)
 
 
@@ -262,8 +276,7 @@ def _heap_squares(local: np.ndarray, shrink: int, typical: float, offset: tuple[
         if all(math.hypot(x - kx, y - ky) >= apart for kx, ky in kept):
             kept.append((x, y))
     side = PEAK_SIDE * typical
-    return [(((x + offset[0]) * shrink + (shrink - 1) / 2.0, (y + offset[1]) * shrink + (shrink - 1) / 2.0), side, 0.0)
-            for x, y in kept]
+    return [(_in_frame(x + offset[0], y + offset[1], shrink), side, 0.0) for x, y in kept]
 
 
 # Dice in a heap are found at the peaks of the blob's depth: at least PEAK_DEPTH typical faces deep
@@ -283,7 +296,7 @@ def _halves(contour: np.ndarray, shrink: int, typical: float) -> list[tuple]:
     offset = np.array([np.cos(turn), np.sin(turn)]) * long_side / 4
     out = []
     for sign in (-1.0, 1.0):
-        x, y = (cx + sign * offset[0]) * shrink + (shrink - 1) / 2.0, (cy + sign * offset[1]) * shrink + (shrink - 1) / 2.0
+        x, y = _in_frame(cx + sign * offset[0], cy + sign * offset[1], shrink)
         side = min(short_side, long_side / 2) * shrink
         if AREA_RANGE[0] * typical ** 2 <= side * side * 0.85 <= AREA_RANGE[1] * typical ** 2:
             out.append(((x, y), side, angle))

@@ -386,8 +386,7 @@ def test_the_empty_printed_mat_shows_no_dice_and_dice_on_its_print_are_still_rea
             live.process(frame, START_MS + 100.0 * k)
         return [len(seat["dice"]) for seat in live.view()["seats"]]
 
-    misled = _ReaderMisledByThePrint(_labels(view), side)
-    assert shown([empty] * 4, misled) == [0, 0, 0]
+    assert shown([empty] * 4, _ReaderMisledByThePrint(_labels(view), side)) == [0, 0, 0]
     assert shown([empty] * 4) == [0, 0, 0]
     # Dice lying on the print hide it: each seat shows the dice it shows without the print check.
     on_print = shown([with_dice] * 6)
