@@ -69,6 +69,24 @@ def spot_map(bgr: np.ndarray, kernel: int) -> tuple[np.ndarray, np.ndarray]:
     return dark, light
 
 
+def shrunk(image: np.ndarray, times: int) -> np.ndarray:
+    """The image shrunk a whole number of `times` by area (each pixel about the mean of `times` x
+    `times` of its pixels), its last rows and columns (fewer than `times`) left out."""
+    # OpenCV averages 2x2 blocks fast (~0.1 ms a 640x640 frame); 4x4 blocks at once take 0.6 ms,
+    # and a size that is no whole share of the frame (w // 2 of an odd width) ~4 ms, as it weighs
+    # fractions of pixels. So an even factor is made of halvings (rounded at each, off by 1 at most).
+    while times % 2 == 0 and min(image.shape[:2]) >= 2:
+        image, times = _shrunk_once(image, 2), times // 2
+    return _shrunk_once(image, times) if times > 1 else image
+
+
+def _shrunk_once(image: np.ndarray, times: int) -> np.ndarray:
+    """The image shrunk `times` times by area in one step, its last rows and columns left out."""
+    h, w = image.shape[:2]
+    whole = image[:h - h % times, :w - w % times]
+    return cv2.resize(whole, (w // times, h // times), interpolation=cv2.INTER_AREA)
+
+
 def planes(image: np.ndarray) -> np.ndarray:
     """The channels of an image as one (channels, h, w) array, as cv2.split gives them."""
     # Split into one numpy block: the planes cv2.split makes itself cost 0.1-2 ms for a 960x540
