@@ -316,6 +316,34 @@ def test_an_unsure_face_where_the_judge_sees_no_die_is_dropped_and_a_sure_one_ke
     assert sorted((f.centre, f.value) for f in faces) == [((100, 100), 3), ((100, 250), 2)]
 
 
+@pytest.mark.parametrize("off, moved", [(3.0, False), (8.0, True)])
+def test_an_unsure_face_off_the_die_the_judge_finds_is_moved_to_that_dies_centre(monkeypatch, off, moved):
+    image = np.full((300, 400, 3), 90, np.uint8)
+    monkeypatch.setattr(dice, "_JUDGE", _FakeJudge([(100, 100, 1), (200, 100, 4)]))
+    # Pips fitted a little below the die's top face (its front face, seen at an angle): 3 px is the
+    # judge's own spread about a centre, 8 px (0.29 of the 28 px die) a face off the die's middle.
+    side_face = _face(100, 100 + off, 3, certainty=0.6)
+    faces = dice._judged_faces(image, [side_face, _face(200, 100, 4)], [], squares=[])
+    (read,) = [f for f in faces if f.centre[0] < 150]
+    assert read.centre == pytest.approx((100, 100) if moved else (100, 100 + off))
+    assert read.moved is moved
+    # Not moved when the rule is off.
+    monkeypatch.setattr(dice, "MOVED", False)
+    (kept,) = [f for f in dice._judged_faces(image, [side_face, _face(200, 100, 4)], [], squares=[]) if f.centre[0] < 150]
+    assert kept.centre == pytest.approx((100, 100 + off)) and not kept.moved
+
+
+def test_a_moved_face_keeps_the_colour_found_around_its_pips():
+    image = np.full((200, 200, 3), 200, np.uint8)  # a light table
+    cv2.rectangle(image, (80, 80), (119, 119), (20, 20, 20), -1)  # a black die
+    cv2.circle(image, (100, 100), 4, (245, 245, 245), -1)  # its middle pip
+    # Two of its pips fitted as a small face, then moved to the die's centre: its grid's points
+    # between pips, laid from that centre, fall on the middle pip.
+    face = replace(_face(100, 100, 2, size=18.0), body=(20.0, 20.0, 20.0))
+    assert min(dice._body_colours(image, [face])[0]) > 150
+    assert max(dice._body_colours(image, [replace(face, moved=True)])[0]) < 40
+
+
 def _pips(rows: list[tuple[float, float, float, float, float]]):
     """Pips from rows of (x, y, radius, contrast, roundness): dark pips on a light body."""
     from vision.dice_pips import Pips

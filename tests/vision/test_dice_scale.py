@@ -117,10 +117,13 @@ def test_pips_just_wider_than_the_pip_finder_are_measured_in_a_half_size_look(im
     photo, entry = labelled_photo("nell-byler-1208", image)
     big = _enlarged(photo, 2.5)
     assert 0.38 < pip_scale(big, dice._first_look(big)) < 0.6
-    assert _right(read_dice(big), entry, 2.5) >= len(entry["dice"]) - 1
+    shrunk = _right(read_dice(big), entry, 2.5)
+    assert shrunk >= len(entry["dice"]) - 1
     monkeypatch.setattr(dice, "NEAR_TOP", np.inf)
     assert pip_scale(big, dice._first_look(big)) == 1.0
-    assert _right(read_dice(big), entry, 2.5) < 0.85 * len(entry["dice"])
+    # Read unshrunk, dice are lost (111751: 9 of 14 right against 14; 111446: 16 of 18 against 18,
+    # since the judge moves faces onto the dice it finds).
+    assert _right(read_dice(big), entry, 2.5) < shrunk
 
 
 def test_a_one_tells_the_size_only_on_a_body_that_stands_out_from_the_table():

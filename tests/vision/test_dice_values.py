@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import vision.dice as dice
+from tests.support import labelled_photo
 from vision.dice_judge import patches
 from vision.dice_values import CONTEXT, MODEL_PATH, PATCH, ValueReader, load_value_reader
 
@@ -271,3 +272,13 @@ def test_a_lesser_cameras_copies_are_the_image_compressed_and_out_of_focus():
         assert copy.shape == image.shape and copy.dtype == np.uint8
         assert 0 < np.abs(copy.astype(int) - image).mean() < 128
     assert train.source_index(None, 3) == 0
+
+
+def test_a_die_whose_front_face_was_fitted_reads_its_top_face_where_the_judge_centres_it(monkeypatch):
+    # A marbled gold die showing a one, its front face's three pips fitted as a face below it: the
+    # value reader, reading there, saw a two.
+    photo, entry = labelled_photo("nell-byler-1208", "IMG_20191208_111228.jpg")
+    x1, y1, x2, y2 = next(d["box"] for d in entry["dice"] if d["box"] == [424, 128, 460, 173])
+    assert [r.value for r in dice.read_dice(photo) if x1 <= r.x <= x2 and y1 <= r.y <= y2] == [1]
+    monkeypatch.setattr(dice, "MOVED", False)
+    assert [r.value for r in dice.read_dice(photo) if x1 <= r.x <= x2 and y1 <= r.y <= y2] == [2]
