@@ -1250,11 +1250,18 @@ def _looked(bgr: np.ndarray, places: np.ndarray, sides: np.ndarray) -> _Looks:
     if not len(places):
         none = Verdicts(np.zeros(0), np.zeros((0, 6)), np.zeros((0, 2)))
         return _Looks(none, np.zeros(0, bool), np.zeros((0, 2)), none)
-    first = _JUDGE.judge(bgr, places, sides)
+    first = _JUDGE.judge(bgr, places, sides, turned=TURNED)
     likely = first.die > RECHECK
     centres = places[likely] + first.offsets[likely] * sides[likely, None]
     verdict = _second_look(bgr, centres, sides[likely], first, likely)
     return _Looks(first, likely, centres + verdict.offsets * sides[likely, None], verdict)
+
+
+# The judge's looks at the places worth judging take an unsure patch's four quarter turns
+# (vision.dice_judge.UNSURE_LOGITS); the look that tells ones on bodies apart when sizing a frame
+# (_dice_on_bodies) takes the patch as it stands: its rules were measured so, and with the turns
+# there matteop65's close photos of ones, enlarged twice, were sized wrong (x2 4 dice fewer).
+TURNED = True
 
 
 # A loose pip within this share of a die side of a die the other places found (NEW_DIE sure) is
@@ -1349,7 +1356,7 @@ def _second_look(bgr: np.ndarray, centres: np.ndarray, sides: np.ndarray, first:
     off = np.hypot(offsets[:, 0], offsets[:, 1]) > RECENTRE
     moved = np.zeros_like(offsets)
     if off.any():
-        again = _JUDGE.judge(bgr, centres[off], sides[off])
+        again = _JUDGE.judge(bgr, centres[off], sides[off], turned=TURNED)
         values[off], die[off], moved[off] = again.values, again.die, again.offsets
     return Verdicts(die, values, moved)
 

@@ -141,7 +141,10 @@ def _outside_dice(truth: dict, readings: list[DieReading]) -> int:
 def test_a_bead_among_dice_is_dropped_unless_the_judge_finds_a_die_there(monkeypatch):
     # Frames where the shipped judge gives a bead among dice a chance of a die between VETO and
     # BEAD_VETO (found among seeds 900-1099, each under one light; the judge retrained, they move).
+    # (Found with the judge taking its patches as they stand: its turned views move those chances too.)
     frames = [(905, "cool"), (1080, "cool")]
+    assert sum(_false_readings(seed, light) for seed, light in frames) == 0
+    monkeypatch.setattr(dice, "TURNED", False)
     assert sum(_false_readings(seed, light) for seed, light in frames) == 0
     monkeypatch.setattr(dice, "BEAD_VETO", dice.VETO)  # kept on the judge's word as any unsure face
     assert sum(_false_readings(seed, light) for seed, light in frames) >= 2

@@ -104,6 +104,35 @@ def test_no_places_no_verdicts():
     assert len(v.die) == 0 and v.values.shape == (0, 6)
 
 
+def test_an_unsure_patch_is_judged_by_its_four_quarter_turns_and_a_sure_one_once(monkeypatch):
+    judge = DiceJudge()
+    batches = []
+
+    def network(batch, lift=0.0):
+        """A stand-in network whose die logit is the patch's top-left value (plus `lift`)."""
+        batches.append(len(batch))
+        out = np.zeros((len(batch), 9))
+        out[:, 0] = batch[:, 0, 0, 0] + lift
+        return out
+
+    image = np.random.default_rng(1).integers(0, 256, (100, 100, 3), np.uint8)
+    place = np.array([[50.0, 50.0]])
+    cut = patches(image, place, 20.0)[0, 0]
+    monkeypatch.setattr(judge, "forward", network)
+    # Standardised, the top-left value is a logit near 0: unsure. Each quarter turn brings another corner there.
+    corners = [cut[0, 0], cut[0, -1], cut[-1, -1], cut[-1, 0]]
+    assert judge.judge(image, place, 20.0, turned=True).die[0] == pytest.approx(1.0 / (1.0 + np.exp(-np.mean(corners))))
+    assert batches == [1, 3]
+    batches.clear()
+    # Unless asked to, the judge takes the patch as it stands.
+    assert judge.judge(image, place, 20.0).die[0] == pytest.approx(1.0 / (1.0 + np.exp(-corners[0])))
+    assert batches == [1]
+    batches.clear()
+    monkeypatch.setattr(judge, "forward", lambda batch: network(batch, lift=20.0))
+    assert judge.judge(image, place, 20.0, turned=True).die[0] > 0.999
+    assert batches == [1]
+
+
 def _truth(name: str) -> list[dict]:
     """The labels of one photo set, or a skip when the photos are not beside the repo."""
     path = DATA / name / "truth.json"
@@ -218,7 +247,7 @@ class _FakeJudge:
         self.sureness = sureness
         self.looks = 0
 
-    def judge(self, bgr, centres, sides):
+    def judge(self, bgr, centres, sides, turned=False):
         """Verdicts at these places."""
         from vision.dice_judge import Verdicts
 

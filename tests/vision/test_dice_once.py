@@ -70,8 +70,10 @@ def test_an_angled_webcam_photo_reads_each_die_once_by_its_top_face(image, monke
     readings = read_dice(photo)
     assert len(readings) == len(entry["dice"])
     assert all(any(_inside(r, d["box"]) for d in entry["dice"]) for r in readings)
-    # Read with every face kept, a die's front face was a die more, outside every labelled top face.
+    # Read with every face kept, a die's front face was a die more, outside every labelled top face
+    # (where the judge takes its patches as they stand: two_35's, turned, it finds no die).
     monkeypatch.setattr(dice, "FLAT_PIPS", 0.0)
+    monkeypatch.setattr(dice, "TURNED", False)
     assert len(read_dice(photo)) == len(entry["dice"]) + 1
 
 
