@@ -123,9 +123,10 @@ class DiceJudge(OnnxNet):
             return Verdicts(np.zeros(0), np.zeros((0, 6)), np.zeros((0, 2)))
         cut = patches(bgr, centres, sides)
         out = self.forward(cut)
-        unsure = (out[:, 0] > UNSURE_LOGITS[0]) & (out[:, 0] < UNSURE_LOGITS[1]) & turned
-        if unsure.any():
-            out[unsure, 0] = self._turned_logits(cut[unsure], out[unsure, 0])
+        if turned:
+            unsure = (out[:, 0] > UNSURE_LOGITS[0]) & (out[:, 0] < UNSURE_LOGITS[1])
+            if unsure.any():
+                out[unsure, 0] = self._turned_logits(cut[unsure], out[unsure, 0])
         return verdicts(out)
 
     def _turned_logits(self, cut: np.ndarray, first: np.ndarray) -> np.ndarray:
@@ -140,13 +141,13 @@ class DiceJudge(OnnxNet):
 # that no body holds) is looked at in its four quarter turns, and its chance is their mean logit's.
 # A die turned shows the same die, and the network learnt every turn alike, yet a few patches it
 # reads unsteadily: a blue one on its body's square 0.16 as it stands, 0.91-1.0 turned (a red one,
-# 0.03 and 0.41-0.97, is still missed). Nell-byler as shot 1057 -> 1059 dice (false 8 -> 7), matteop65 1196 -> 1197
-# (8 -> 6); over each set's six sizes and eight looks nell 14,503 -> 14,541 dice (false 144 -> 146),
-# matteop 16,606 -> 16,631 (310 -> 271); the simulator 517 of 520 as before, no colour error; its
-# things that are not dice 11 -> 15 false on 400. It costs three patches more for each unsure one
-# (nell-byler ~20.5 -> ~28 a photo, matteop65 ~6.3 -> ~9). With the mirrored views too (eight), as
-# many dice and false dice within a few, at twice the cost; with the half turn alone, nell as shot
-# 1057 and summed 14,529 (false 151), matteop 16,617 (306).
+# 0.03 and 0.41-0.97, is still missed). Nell-byler as shot 1057 -> 1059 dice (false 8 -> 7),
+# matteop65 1196 -> 1197 (8 -> 6); over each set's six sizes and eight looks nell 14,503 -> 14,541
+# dice (false 144 -> 146), matteop 16,606 -> 16,631 (310 -> 271); the simulator 517 of 520 as
+# before, no colour error; its things that are not dice 11 -> 15 false on 400. It costs three
+# patches more for each unsure one (nell-byler ~20.5 -> ~28 a photo, matteop65 ~6.3 -> ~9). With
+# the mirrored views too (eight), as many dice and false dice within a few, at twice the cost; with
+# the half turn alone, nell as shot 1057 and summed 14,529 (false 151), matteop 16,617 (306).
 UNSURE_LOGITS = (math.log(0.01 / 0.99), math.log(0.995 / 0.005))
 
 

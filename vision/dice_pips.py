@@ -74,8 +74,8 @@ def shrunk(image: np.ndarray, times: int) -> np.ndarray:
     `times` of its pixels), its last rows and columns (fewer than `times`) left out."""
     # OpenCV averages 2x2 blocks fast (~0.1 ms a 640x640 frame); 4x4 blocks at once take 0.6 ms,
     # and a size that is no whole share of the frame (w // 2 of an odd width) ~4 ms, as it weighs
-    # fractions of pixels. So an even factor is made of halvings (rounded at each, off by 1 at most).
-    while times % 2 == 0 and min(image.shape[:2]) >= 2:
+    # fractions of pixels. So an even factor is made of halvings (each rounds, by half a level at most).
+    while times % 2 == 0:
         image, times = _shrunk_once(image, 2), times // 2
     return _shrunk_once(image, times) if times > 1 else image
 
