@@ -307,7 +307,6 @@ def _halves(contour: np.ndarray, shrink: int, typical: float) -> list[tuple]:
 def _body_mask(bgr: np.ndarray, typical: float) -> tuple[np.ndarray, int]:
     """Pixels that differ from the table's local colour, cleaned of specks and thin lines, on the
     image shrunk (for speed) by the factor returned."""
-    h, w = bgr.shape[:2]
     shrink = 2 if typical < 60 else 4
     half = shrunk(bgr, shrink)
     # The table's colour from an eighth-size image made from the half-size one: three times faster
