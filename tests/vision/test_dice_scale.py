@@ -259,6 +259,16 @@ def test_a_small_photo_that_no_sure_face_tells_of_is_looked_at_twice_as_big(monk
     assert right >= sum(_right(read_dice(s), entry, 0.5) for s, (_, entry) in zip(small, photos)) + 15, right
 
 
+def test_a_small_photo_sure_of_its_own_size_is_still_looked_at_twice_as_big():
+    photo, entry = labelled_photo("nell-byler-1208", "IMG_20191208_112332.jpg")
+    tiny = cv2.resize(photo, None, fx=0.4, fy=0.4, interpolation=cv2.INTER_AREA)
+    # At 256 px, its 25 dice side by side are the big pips of faces its own size is sure of: read
+    # so, 5 of them were found. Twice as big, the real pips are far surer.
+    assert dice._pip_evidence(tiny, dice._first_look(tiny))[0] >= dice.SURE_EVIDENCE
+    assert pip_scale(tiny, dice._first_look(tiny)) >= 1.5
+    assert _right(read_dice(tiny), entry, 0.4) >= 20
+
+
 def test_a_small_photo_its_own_size_would_shrink_is_enlarged_when_twice_the_size_shows_far_surer_faces(monkeypatch):
     photos = _photos("nell-byler-1208", 1)[:60]
     monkeypatch.setattr(dice, "BIG_ONES_CHECKED", False)  # this rule alone: its sure twos count
