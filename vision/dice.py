@@ -45,7 +45,7 @@ import cv2
 import numpy as np
 
 from vision.colour import ColourProfile, default_profile
-from vision.dice_bodies import Square, body_squares, find_bodies, unsized_squares
+from vision.dice_bodies import SHORT_VALUES, Square, body_squares, find_bodies, square_owners, unsized_squares
 from vision.dice_judge import Verdicts, load_judge
 from vision.dice_layout import HALF_SIDE, TOLERANCE, fit_groups
 from vision.dice_pips import Pips, find_pips, sample, shrunk, spot_map
@@ -846,8 +846,10 @@ def _body_faces(bgr: np.ndarray, chosen: list["_Face"]) -> tuple[list["_Face"], 
     # (a third of nell-byler's body reads, ~0.6 ms each; held out, every die read the same).
     certain = frozenset(k for k, f in enumerate(chosen) if f.certainty >= CERTAIN)
     bodies, more = find_bodies(bgr, typical, [(f.centre, f.value) for f in chosen], squares, missed=_JUDGE is None,
-                               settled=certain)
+                               settled=certain, upgrade=_VALUES is None)
     out = [replace(f, value=more[k]) if k in more else f for k, f in enumerate(chosen)]
+    if _VALUES is not None:
+        out = _upgraded(bgr, out, squares, typical, certain)
     for body in bodies:
         turn = np.radians(body.angle + np.arange(0.0, 360.0, 45.0))
         ring = np.stack([np.cos(turn), np.sin(turn)], axis=1) * (0.4 * body.side)
@@ -855,6 +857,35 @@ def _body_faces(bgr: np.ndarray, chosen: list["_Face"]) -> tuple[list["_Face"], 
         out.append(_Face((), body.value, body.centre, body.side / (2.0 * HALF_SIDE), body.angle, body.error,
                          tuple(float(v) for v in colour), certainty=BODY_CERTAINTY))
     return out, squares
+
+
+def _upgraded(bgr: np.ndarray, faces: list["_Face"], squares: list[Square], typical: float,
+              settled: frozenset[int]) -> list["_Face"]:
+    """The faces, each of a value often short of pips (SHORT_VALUES) and not `settled` (indices)
+    with the higher value that the value reader, at least UPGRADE_SURE sure, reads on its die's
+    body square: a six whose pips were fitted as a three reads as a six at its body's middle."""
+    owners = square_owners(squares, [f.centre for f in faces], typical)
+    asked = [(k, centre) for (centre, _, _), k in zip(squares, owners)
+             if k >= 0 and faces[k].value in SHORT_VALUES and k not in settled]
+    if not asked:
+        return faces
+    chances = _VALUES.read(bgr, np.array([centre for _, centre in asked], np.float64), DIE_PER_FACE * typical)
+    out = list(faces)
+    for (k, _), chance in zip(asked, chances):
+        value = int(chance.argmax()) + 1
+        if value > out[k].value and chance.max() >= UPGRADE_SURE:
+            out[k] = replace(out[k], value=value)
+    return out
+
+
+# A short face's value is raised to the value reader's when it reads a higher one this sure on the
+# face's body. It used to be raised by the body's own pips (dice_bodies.find_bodies), which the reader
+# still does without the value reader: a body read took ~0.4 ms (1.4 a nell-byler photo), a value
+# read ~0.13. Nell-byler and matteop65 as shot the same dice (nell's six fitted as a three in
+# IMG_20191208_112332 still raised); over each set's six sizes and eight looks nell 14,568 -> 14,574
+# dice, matteop the same, no false die more; the simulator, its colours and its things the same. At
+# 0.7, a die fewer (bright). Nell-byler's median photo ~1 ms faster.
+UPGRADE_SURE = 0.5
 
 
 def _colour_names(bgr: np.ndarray, faces: list["_Face"], profile: ColourProfile,

@@ -31,9 +31,8 @@ AREA_RANGE = (0.5, 3.2)
 LONE_AREA = 0.75
 # A body's side next to the bodies of dice already read (a leaning die shows more of its sides).
 BODY_RATIO = (0.7, 1.5)
-# Re-read the bodies of faces that pip-first finding read with these values (a six split into a
-# three and a two, a five read as a two): the values most often short of pips.
-UPGRADE = True
+# The bodies of faces that pip-first finding read with these values are read again (a six split
+# into a three and a two, a five read as a two): the values most often short of pips.
 SHORT_VALUES = (2, 3)
 # A missed body whose square shows no layout is read again in a square this much larger.
 REREAD_GROWN = 1.3
@@ -60,22 +59,21 @@ Square = tuple[tuple[float, float], float, float]
 
 def find_bodies(bgr: np.ndarray, typical: float, taken: list[tuple[tuple[float, float], int]],
                 squares: list[Square] | None = None, missed: bool = True,
-                settled: frozenset[int] = frozenset()) -> tuple[list[Body], dict[int, int]]:
+                settled: frozenset[int] = frozenset(), upgrade: bool = True) -> tuple[list[Body], dict[int, int]]:
     """Die bodies of about `typical` side that the `taken` faces (centre, value) miss, each with the
-    value its pips show (none unless `missed`); and, by index into `taken`, a higher value that a
-    taken face's body shows (pip-first finding loses faint pips, so a six split into a three and a
-    two reads as a three); not of the `settled` ones (indices into `taken`), whose value stands.
-    `squares` are the image's body squares when already found (body_squares)."""
+    value its pips show (none unless `missed`); and (when to `upgrade`), by index into `taken`, a
+    higher value that a taken face's body shows (pip-first finding loses faint pips, so a six split
+    into a three and a two reads as a three); not of the `settled` ones (indices into `taken`),
+    whose value stands. `squares` are the image's body squares when already found (body_squares)."""
     if typical < 12 or min(bgr.shape[:2]) < 3 * typical:
         return [], {}
     if squares is None:
         squares = body_squares(bgr, typical)
-    near = np.array([centre for centre, _ in taken], np.float32).reshape(-1, 2)
-    owners = [_owner(near, centre, side, typical) for centre, side, _ in squares]
+    owners = square_owners(squares, [centre for centre, _ in taken], typical)
     sides = sorted(side for (_, side, _), k in zip(squares, owners) if k >= 0)
     bodies, more = [], {}
     for ((cx, cy), side, angle), k in zip(squares, owners):
-        if k >= 0 and not (UPGRADE and taken[k][1] in SHORT_VALUES and k not in settled):
+        if k >= 0 and not (upgrade and taken[k][1] in SHORT_VALUES and k not in settled):
             continue  # a one may be a big pip alone; a six holds every pip already
         if k < 0 and (not missed or not _die_sized(side, sides, typical) or _clipped(bgr.shape, (cx, cy), side)):
             continue
@@ -127,6 +125,12 @@ def unsized_squares(bgr: np.ndarray) -> list[Square]:
             if all(np.hypot(x - cx, y - cy) > 0.5 * max(side, other) for (cx, cy), other, _ in out):
                 out.append(square)
     return out
+
+
+def square_owners(squares: list[Square], centres: list[tuple[float, float]], typical: float) -> list[int]:
+    """For each body square, the index of the face (one of `centres`) read on it already, or -1."""
+    near = np.array(centres, np.float32).reshape(-1, 2)
+    return [_owner(near, centre, side, typical) for centre, side, _ in squares]
 
 
 def _owner(near: np.ndarray, centre: tuple[float, float], side: float, typical: float) -> int:

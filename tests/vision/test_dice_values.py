@@ -155,6 +155,31 @@ def test_a_white_six_whose_pips_fit_a_three_is_read_as_the_value_reader_reads_it
     assert _value_at(dice.read_dice(photo), x, y) == 3
 
 
+def test_a_six_whose_pips_fit_a_three_is_raised_by_the_value_reader_on_its_body(monkeypatch):
+    photo, dice_ = _photo_and_dice("nell-byler-1208", "IMG_20191208_112332.jpg")
+    x, y, value, _ = next(d for d in dice_ if 356 <= d[0] <= 398 and 365 <= d[1] <= 410)
+    assert value == 6
+    assert _value_at(dice.read_dice(photo), x, y) == 6
+    monkeypatch.setattr(dice, "_upgraded", lambda bgr, faces, *rest: faces)  # no body read: its three stands
+    assert _value_at(dice.read_dice(photo), x, y) == 3
+
+
+def test_a_short_face_takes_a_higher_value_read_on_its_body_and_never_a_lower_one(monkeypatch):
+    image = np.full((300, 500, 3), 90, np.uint8)
+    # Bodies' middles beside each face (its pips fitted off the die's middle); the reader there reads
+    # 6 on the first, 1 on the second, 5 on the settled third, and 4 on the four's (not short).
+    values = _FakeValues([(108, 100, 6), (208, 100, 1), (308, 100, 5), (408, 100, 6)], sureness=dice.UPGRADE_SURE)
+    monkeypatch.setattr(dice, "_VALUES", values)
+    faces = [_face(100, 100, 3), _face(200, 100, 2), _face(300, 100, 3), _face(400, 100, 4)]
+    squares = [((108.0, 100.0), 28.0, 0.0), ((208.0, 100.0), 28.0, 0.0), ((308.0, 100.0), 28.0, 0.0),
+               ((408.0, 100.0), 28.0, 0.0)]
+    out = dice._upgraded(image, faces, squares, 20.0, settled=frozenset({2}))
+    assert [f.value for f in out] == [6, 2, 3, 4]
+    assert values.read_at == [(108.0, 100.0), (208.0, 100.0)]  # only short faces not settled are read
+    monkeypatch.setattr(dice, "_VALUES", _FakeValues([(108, 100, 6)], sureness=dice.UPGRADE_SURE - 0.1))
+    assert dice._upgraded(image, faces[:1], squares[:1], 20.0, frozenset())[0].value == 3
+
+
 def _photo_and_dice(name: str, image: str | None = None) -> tuple[np.ndarray, list]:
     """One labelled photo of a set (its first without `image`) and its dice as the trainers take
     them (x, y, value, a 40 px side)."""
