@@ -30,10 +30,10 @@ class ValueReader(OnnxNet):
         """Load the ONNX network (raises cv2.error or OSError when the file is unusable)."""
         super().__init__(path)
 
-    def read(self, bgr: np.ndarray, centres: np.ndarray, sides: np.ndarray | float) -> np.ndarray:
+    def read(self, bgr: np.ndarray, centres: np.ndarray, sides: np.ndarray | float, beside: bool = True) -> np.ndarray:
         """The chance of each value 1-6 (n x 6) for dice about `sides` wide at `centres` of a BGR
         image; a die read less than RECHECK_BELOW sure is also read a little off its centre, each
-        way, and the five readings averaged."""
+        way, and the five readings averaged (unless not `beside`: one look at each centre)."""
         if len(centres) == 0:
             return np.zeros((0, 6))
         centres = np.asarray(centres, np.float64)
@@ -42,7 +42,7 @@ class ValueReader(OnnxNet):
         # The reader's centres are off by up to a tenth of a side (the network learnt that spread):
         # where one look is unsure, looks beside it say more. Held out (two-fold), nell-byler 95.0
         # -> 95.9 % end to end; matteop65 and the simulator unchanged; ~0.3 ms a 640x640 photo.
-        unsure = np.flatnonzero(chances.max(axis=1) < RECHECK_BELOW)
+        unsure = np.flatnonzero(chances.max(axis=1) < RECHECK_BELOW) if beside else []
         if len(unsure):
             shifted = (centres[unsure][None] + _SHIFTS[:, None, :] * sides[unsure][None, :, None]).reshape(-1, 2)
             more = self._chances(bgr, shifted, np.tile(sides[unsure], len(_SHIFTS))).reshape(len(_SHIFTS), -1, 6)

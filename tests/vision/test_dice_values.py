@@ -58,6 +58,9 @@ def test_an_unsure_die_is_read_again_beside_its_centre_and_a_sure_one_is_not(mon
     assert read.argmax(axis=1).tolist() == [4, 5]
     assert looks == [2, 4]  # both dice once, then the unsure one at four places beside its centre
     assert read[0].sum() == pytest.approx(1.0)
+    looks.clear()
+    once = reader.read(np.zeros((200, 400, 3), np.uint8), np.array([[100.0, 100.0], [300.0, 100.0]]), 40.0, beside=False)
+    assert looks == [2] and once.argmax(axis=1).tolist() == [1, 5]  # not beside: the unsure two as first read
 
 
 def test_no_dice_no_values():
@@ -101,9 +104,11 @@ class _FakeValues:
         self.sureness = sureness
         self.read_at: list[tuple[float, float]] = []
         self.sides: list[float] = []
+        self.beside: list[bool] = []
 
-    def read(self, bgr, centres, sides):
-        """Value chances at these centres."""
+    def read(self, bgr, centres, sides, beside=True):
+        """Value chances at these centres (looked at once each, beside or not)."""
+        self.beside.append(beside)
         self.sides.extend(np.broadcast_to(np.asarray(sides, float), (len(np.asarray(centres).reshape(-1, 2)),)))
         rows = []
         for x, y in np.asarray(centres, float).reshape(-1, 2):
@@ -176,6 +181,7 @@ def test_a_short_face_takes_a_higher_value_read_on_its_body_and_never_a_lower_on
     out = dice._upgraded(image, faces, squares, 20.0, settled=frozenset({2}))
     assert [f.value for f in out] == [6, 2, 3, 4]
     assert values.read_at == [(108.0, 100.0), (208.0, 100.0)]  # only short faces not settled are read
+    assert values.beside == [False]  # once each, in one pass
     monkeypatch.setattr(dice, "_VALUES", _FakeValues([(108, 100, 6)], sureness=dice.UPGRADE_SURE - 0.1))
     assert dice._upgraded(image, faces[:1], squares[:1], 20.0, frozenset())[0].value == 3
 
