@@ -492,6 +492,7 @@ def _sized_by_pips(bgr: np.ndarray, look: _Look, probe: bool = True, bounds: tup
     own = _telling_faces(bgr, look)
     if SMALL_ONES_CHECKED and own and all(f.value < 3 for f in own) and _pip_radius(own) < PIP_RANGE[0]:
         own = _telling_faces(bgr, look, coarse=True)
+    own = _judged_telling(bgr, own) if probe else own
     evidence, radius = _certainty(own), _pip_radius(own)
     in_range = PIP_RANGE[0] <= radius <= PIP_RANGE[1]
     bottom, top = bounds or PIP_RANGE
@@ -519,7 +520,8 @@ def _sized_by_pips(bgr: np.ndarray, look: _Look, probe: bool = True, bounds: tup
         # size 0.03 ms from its half, 0.5 ms from the photo itself).
         level /= 2.0
         smaller = shrunk(smaller, 2)
-        faces = _telling_faces(smaller, _first_look(smaller), coarse=True, lone=faint if LONE_WHEN_FAINT else not own)
+        faces = _judged_telling(smaller, _telling_faces(smaller, _first_look(smaller), coarse=True,
+                                                        lone=faint if LONE_WHEN_FAINT else not own))
         coarse, coarse_radius, strong = _certainty(faces), _pip_radius(faces), _weighed(faces)
         # A smaller size only tells of pips too big for the larger one: of small pips it sees
         # specks and texture as readily as dice.
@@ -539,6 +541,44 @@ def _sized_by_pips(bgr: np.ndarray, look: _Look, probe: bool = True, bounds: tup
     factor = PIP_TARGET[0 if radius < PIP_RANGE[0] else 1] / radius
     # A frame is never read larger than WORK_SIDE: tiny dice in a big frame cost too much to enlarge.
     return float(min(factor, WORK_SIDE / max(bgr.shape[:2]), MAX_ENLARGE))
+
+
+def _judged_telling(bgr: np.ndarray, faces: list["_Face"]) -> list["_Face"]:
+    """The faces telling a large frame's pip size that the judge finds a die at; in a smaller
+    frame (short side under JUDGED_SIDE), or without the judge, the faces as they are."""
+    if JUDGED_SIDE is None or _JUDGE is None or not faces or min(bgr.shape[:2]) < JUDGED_SIDE:
+        return faces
+    order = sorted(range(len(faces)), key=lambda k: -faces[k].certainty)
+    # Surest first: where the fewest faces that could make the frame sure are all dice, the others
+    # count as they are (a table of 26 dice costs a few patches, not one a die).
+    enough = int(np.searchsorted(np.cumsum([faces[k].certainty for k in order]), SURE_EVIDENCE)) + 1
+    first = _judged_dice(bgr, [faces[k] for k in order[:enough]])
+    if len(first) == enough and enough < len(faces):
+        return faces
+    kept = {id(f) for f in first + _judged_dice(bgr, [faces[k] for k in order[enough:]])}
+    return [f for f in faces if id(f) in kept]
+
+
+def _judged_dice(bgr: np.ndarray, faces: list["_Face"]) -> list["_Face"]:
+    """The faces the judge finds a die at (FEW_DIE sure), in their order."""
+    if not faces:
+        return []
+    chance = _JUDGE.judge(bgr, np.array([f.centre for f in faces], np.float64),
+                          np.array([DIE_PER_FACE * f.size for f in faces]), turned=TURNED).die
+    return [f for f, p in zip(faces, chance) if p >= FEW_DIE]
+
+
+# Frames whose short side is at least this long count only the faces the judge finds dice at when
+# they choose the size to read at: a big photo shows texture (wood grain, a cable's sleeve, print)
+# at the scale of small pips, whose faces the scorer may be sure of, while the dice's own big pips
+# show only at a smaller size (matteop65's four_17 enlarged 3 times: its two fours read as ones).
+# Enlarged x1.5 / x2 / x3, nell-byler 1054 / 1037 / 1033 -> 1053 / 1038 / 1042 dice read (false
+# dice 13 / 15 / 17 -> 13 / 15 / 11), matteop65 1185 / 1181 / 1180 -> 1186 / 1187 / 1183 (false
+# 16 / 22 / 43 -> 17 / 14 / 37); the simulator's frames and things the same. Judging every telling
+# face (not the surest first) read nell-byler 5 dice more (2 false fewer) and matteop65 1 more (5
+# false more), at a patch a die on a table of dice (~3 ms a full-HD frame of 26). Smaller frames are left as
+# they are: both sets at their own size read alike, and a photo pays no patch for it.
+JUDGED_SIDE: int | None = 700
 
 
 def _halved_factor(bgr: np.ndarray, evidence: float) -> float:

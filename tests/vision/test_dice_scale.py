@@ -4,6 +4,7 @@ resized to the pip size the reader reads best, and only those."""
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -93,6 +94,8 @@ def test_half_sure_faces_of_texture_in_a_close_photo_do_not_outweigh_the_sure_fa
     big = _enlarged(labelled_photo("matteop65", image)[0], 3.0)
     assert 0.2 < pip_scale(big, dice._first_look(big)) < 0.4
     monkeypatch.setattr(dice, "FAINT_EVIDENCE", 0.0)  # every frame's own faces counted in full
+    # (The judge now finds no die at four_26's faces of texture either: this rule alone, as it was found.)
+    monkeypatch.setattr(dice, "JUDGED_SIDE", None)
     assert pip_scale(big, dice._first_look(big)) == 1.0
 
 
@@ -105,6 +108,7 @@ def test_a_close_photo_of_one_die_is_sized_by_its_sure_face_over_a_half_sure_one
     assert 0.2 < pip_scale(big, dice._first_look(big)) < 0.35
     readings = read_dice(big)
     assert _right(readings, entry, 3.0) == len(readings) == 1
+    monkeypatch.setattr(dice, "JUDGED_SIDE", None)  # the rule alone: the judged sizes now read it right too
     monkeypatch.setattr(dice, "OUTRIGHT", np.inf)
     assert pip_scale(big, dice._first_look(big)) == 1.0
     assert _right(read_dice(big), entry, 3.0) == 0
@@ -147,6 +151,7 @@ def test_a_close_photo_of_dice_showing_ones_is_sized_by_ones_tried_at_smaller_di
     big = _enlarged(photo, 2.0)
     assert 0.34 < pip_scale(big, dice._first_look(big)) < 0.7
     assert _right(read_dice(big), entry, 2.0) >= len(entry["dice"]) - 1
+    monkeypatch.setattr(dice, "JUDGED_SIDE", None)  # the rule alone: the judged sizes now read it right too
     monkeypatch.setattr(dice, "ONE_SIDES_TRIED", (1.0,))
     assert pip_scale(big, dice._first_look(big)) >= 1.0
     assert _right(read_dice(big), entry, 2.0) <= 1
@@ -172,6 +177,7 @@ def test_key_symbols_seen_as_ones_do_not_enlarge_a_close_photo_of_one_die(monkey
     big = _enlarged(photo, 2.0)
     readings = read_dice(big)
     assert _right(readings, entry, 2.0) == 1 and len(readings) <= 2
+    monkeypatch.setattr(dice, "JUDGED_SIDE", None)  # the rule alone: the judged sizes now read it right too
     monkeypatch.setattr(dice, "SMALL_ONES_CHECKED", False)
     assert pip_scale(big, dice._first_look(big)) > 1.3
     assert len(read_dice(big)) > 10
@@ -520,6 +526,7 @@ def test_a_close_photo_is_looked_at_in_half_size_when_its_surest_faces_pips_are_
     big = _enlarged(photo, 3.0)
     assert 0.25 < pip_scale(big, dice._first_look(big)) < 0.45
     assert _right(read_dice(big), entry, 3.0) >= len(entry["dice"]) - 1
+    monkeypatch.setattr(dice, "JUDGED_SIDE", None)  # the rule alone: the judged sizes now read it right too
     monkeypatch.setattr(dice, "SUREST_HALVED", False)
     assert pip_scale(big, dice._first_look(big)) == 1.0
     assert _right(read_dice(big), entry, 3.0) < 0.5 * len(entry["dice"])
@@ -532,6 +539,50 @@ def test_a_frame_is_not_enlarged_by_specks_where_a_smaller_size_shows_dice_of_bi
     big = _enlarged(photo, 2.0)
     assert pip_scale(big, dice._first_look(big)) < 0.6
     assert _right(read_dice(big), entry, 2.0) >= 4
+    monkeypatch.setattr(dice, "JUDGED_SIDE", None)  # the rule alone: the judged sizes now read it right too
     monkeypatch.setattr(dice, "SPECKS_CHECKED", False)
     assert pip_scale(big, dice._first_look(big)) > 1.0
     assert _right(read_dice(big), entry, 2.0) <= 2
+
+
+@pytest.mark.parametrize("factor", [2.5, 3.0])
+def test_a_big_photo_is_sized_by_the_faces_the_judge_finds_dice_at(factor, monkeypatch):
+    # Enlarged 2.5 or 3 times (1200 px and more), the print on a cable's label and the weave of its
+    # ferrite sleeve make faces of small pips the scorer is sure of, 2.9-3.2 of evidence, over the two
+    # fours the smaller sizes find (1.9): the photo was read at its own size, each four as ones.
+    photo, entry = labelled_photo("matteop65", "four_17.jpg")
+    big = _enlarged(photo, factor)
+    assert pip_scale(big, dice._first_look(big)) < 0.5
+    assert _right(read_dice(big), entry, factor) == 2
+    monkeypatch.setattr(dice, "JUDGED_SIDE", None)  # as the reader was: every telling face counts
+    assert pip_scale(big, dice._first_look(big)) > 0.9
+    assert _right(read_dice(big), entry, factor) == 0
+
+
+def test_only_a_large_frame_whose_size_is_unknown_has_its_telling_faces_judged(monkeypatch):
+    photo, _ = labelled_photo("matteop65", "four_17.jpg")
+    big = _enlarged(photo, 3.0)
+    judged: list[int] = []
+    real = dice._judged_dice
+    monkeypatch.setattr(dice, "_judged_dice", lambda bgr, faces: judged.append(len(faces)) or real(bgr, faces))
+    look = dice._first_look(big)
+    dice._sized_by_pips(big, look, probe=False)
+    assert judged == []  # a live table's known size costs no patch
+    dice._sized_by_pips(photo, dice._first_look(photo))
+    assert judged == []  # a 480 px photo: its faces count as they are
+    dice._sized_by_pips(big, look)
+    assert judged and judged[0] >= 1
+
+
+def test_a_large_frame_whose_surest_faces_are_dice_has_only_those_judged(monkeypatch):
+    simulator = pytest.importorskip("vision.simulator")
+    rng = np.random.default_rng(5)
+    frame, truth = simulator.render_table(simulator.random_scene(rng, dice=26, lighting="neutral", background="mat"), rng)
+    judged: list[int] = []
+    real = dice._judged_dice
+    monkeypatch.setattr(dice, "_judged_dice", lambda bgr, faces: judged.append(len(faces)) or real(bgr, faces))
+    look = dice._first_look(frame)
+    dice._sized_by_pips(frame, look)
+    # The fewest surest faces that make the frame sure are dice: the other twenty-odd are not judged.
+    assert len(dice._telling_faces(frame, look)) >= 20
+    assert judged == [math.ceil(dice.SURE_EVIDENCE)] or judged == [math.ceil(dice.SURE_EVIDENCE) + 1]
