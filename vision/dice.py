@@ -576,8 +576,8 @@ def _judged_dice(bgr: np.ndarray, faces: list["_Face"]) -> list["_Face"]:
 # dice 13 / 15 / 17 -> 13 / 15 / 11), matteop65 1185 / 1181 / 1180 -> 1186 / 1187 / 1183 (false
 # 16 / 22 / 43 -> 17 / 14 / 37); the simulator's frames and things the same. Judging every telling
 # face (not the surest first) read nell-byler 5 dice more (2 false fewer) and matteop65 1 more (5
-# false more), at a patch a die on a table of dice (~3 ms a full-HD frame of 26). Smaller frames are left as
-# they are: both sets at their own size read alike, and a photo pays no patch for it.
+# false more), at a patch a die on a table of dice (~3 ms a full-HD frame of 26). Smaller frames
+# are left as they are: both sets at their own size read alike, and a photo pays no patch for it.
 JUDGED_SIDE: int | None = 700
 
 
