@@ -574,10 +574,12 @@ def _judged_dice(bgr: np.ndarray, faces: list["_Face"]) -> list["_Face"]:
 # show only at a smaller size (matteop65's four_17 enlarged 3 times: its two fours read as ones).
 # Enlarged x1.5 / x2 / x3, nell-byler 1054 / 1037 / 1033 -> 1053 / 1038 / 1042 dice read (false
 # dice 13 / 15 / 17 -> 13 / 15 / 11), matteop65 1185 / 1181 / 1180 -> 1186 / 1187 / 1183 (false
-# 16 / 22 / 43 -> 17 / 14 / 37); the simulator's frames and things the same. Judging every telling
-# face (not the surest first) read nell-byler 5 dice more (2 false fewer) and matteop65 1 more (5
-# false more), at a patch a die on a table of dice (~3 ms a full-HD frame of 26). Smaller frames
-# are left as they are: both sets at their own size read alike, and a photo pays no patch for it.
+# 16 / 22 / 43 -> 17 / 14 / 37); the simulator's frames and things the same. At x4, a size not
+# measured while choosing: matteop65 1175 -> 1181 (false 44 -> 32), nell-byler the same (11 -> 9).
+# Judging every telling face (not the surest first) read nell-byler 5 dice more (2 false fewer) and
+# matteop65 1 more (5 false more), at a patch a die on a table of dice (~3 ms a full-HD frame of
+# 26). Smaller frames are left as they are: both sets at their own size read alike, and a photo
+# pays no patch for it.
 # From 400 px (both sets at their own size judged too), over each set's six sizes and eight looks
 # nell-byler read 7 dice more (as shot 2 false dice fewer), matteop65 as many, 4 false dice more
 # (as shot 1 more); from 200 px, matteop65 9 dice fewer.
