@@ -526,13 +526,7 @@ def _sized_by_pips(bgr: np.ndarray, look: _Look, probe: bool = True, bounds: tup
         # A smaller size only tells of pips too big for the larger one: of small pips it sees
         # specks and texture as readily as dice.
         outright = doubtful and any(f.certainty >= OUTRIGHT and f.value >= 3 for f in faces)
-        # A frame whose own faces would enlarge it (pips too small) while a smaller size shows as
-        # much evidence of dice whose pips are over the range's floor contradicts itself: its small
-        # pips were specks and texture (matteop65 x2, photos of ones enlarged 1.3-1.6 times: 1175 ->
-        # 1179 dice read, false dice 35 -> 30; both sets at every other size the same).
-        against = (SPECKS_CHECKED and radius < PIP_RANGE[0] and coarse_radius / level >= PIP_RANGE[0]
-                   and coarse >= evidence)
-        if coarse_radius >= COARSE_RADIUS and (coarse > COARSER_GAIN * evidence + 0.5 or outright or against
+        if coarse_radius >= COARSE_RADIUS and (coarse > COARSER_GAIN * evidence + 0.5 or outright
                                                or (faint and strong > COARSER_GAIN * weighed + 0.5)):
             evidence, radius, weighed, in_range = coarse, coarse_radius / level, strong, False
             doubtful = False  # a smaller size still must outweigh this one
@@ -779,8 +773,6 @@ BIG_ONES_CHECKED = True
 # and 2 false dice fewer, x0.75 4 false dice more; nell-byler x0.75 2 dice fewer, a photo of a one
 # and a two of pips under 1.5 px read as it is, x1.5 a die and a false die more; the rest the same).
 SMALL_ONES_CHECKED = True
-# A frame's own faces that would enlarge it give way to a smaller size's dice of bigger pips (_sized_by_pips).
-SPECKS_CHECKED = True
 
 
 # A die's face takes at most this share of the frame's short side (two round marks far apart on
