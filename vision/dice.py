@@ -500,8 +500,7 @@ def _sized_by_pips(bgr: np.ndarray, look: _Look, probe: bool = True, bounds: tup
         # Pips wider than the finder's kernel are measured too small: near the range's top, a look
         # at half size tells whether they are bigger still (a live table that reads bigger pips
         # as they are, up to its own `top`, is not looked at again).
-        surest = _sure_pip_radius(own, fewest=3) if SUREST_HALVED else np.inf
-        halve = probe and (radius > NEAR_TOP or NEAR_TOP < surest < np.inf) and top <= PIP_RANGE[1]
+        halve = probe and radius > NEAR_TOP and top <= PIP_RANGE[1]
         return _halved_factor(bgr, evidence) if halve else 1.0
     if not probe and evidence < SURE_EVIDENCE:
         return 1.0  # a known size, which a few faces (dice rolling) do not overturn
@@ -740,12 +739,9 @@ LONE_WHEN_FAINT = True
 # photos (its pips are 2.9-4.6 px): about 0.5 ms on their median. At 3.0, nell-byler x2.5 read 3
 # dice more for 26 more such looks.
 NEAR_TOP = 3.3
-# So is a frame whose settled faces of three or more pips (not twos, which may be two dice's pips)
-# have pips over NEAR_TOP: in a close photo, half-sure faces of specks and texture pull the median
-# of all faces' pips under it while these measure the dice's (nell-byler x3: 1008 -> 1017 dice
-# read, false dice 23 -> 19; matteop65 x3 43 -> 49 false dice, the same dice; at their own size,
-# x1.5 and x2 the same).
-SUREST_HALVED = True
+# (So once was a frame whose settled faces of three or more pips had pips over NEAR_TOP while
+# half-sure faces of specks pulled the median under it; since big photos are sized by the faces the
+# judge finds dice at, every photo of both sets at seven sizes read the same without that rule.)
 # A smaller size's face of three or more pips the scorer is this sure of tells the pip size where a
 # frame's own faces are faint and none of them of two or more pips is as sure (a close photo of a
 # single die, where a half-sure face of the wood or of the pips' specks stood against it); a still
@@ -1370,9 +1366,9 @@ def _bead_like(chosen: list["_Face"], candidates: list["_Face"]) -> np.ndarray:
     return np.array([f.value == 1 and f.radius > biggest for f in chosen], bool)
 
 
-def _sure_pip_radius(chosen: list["_Face"], fewest: int = 2) -> float:
-    """The median pip radius of the faces of `fewest` or more pips the scorer is SETTLED sure of (inf with none)."""
-    sized = [f.radius for f in chosen if f.value >= fewest and f.pips and f.certainty >= SETTLED]
+def _sure_pip_radius(chosen: list["_Face"]) -> float:
+    """The median pip radius of the faces of two or more pips the scorer is SETTLED sure of (inf with none)."""
+    sized = [f.radius for f in chosen if f.value >= 2 and f.pips and f.certainty >= SETTLED]
     return _middle(sized) if sized else np.inf
 
 
