@@ -559,12 +559,18 @@ def test_a_big_photo_is_sized_by_the_faces_the_judge_finds_dice_at(factor, monke
     assert _right(read_dice(big), entry, factor) == 0
 
 
-def test_only_a_large_frame_whose_size_is_unknown_has_its_telling_faces_judged(monkeypatch):
+@pytest.fixture
+def judged(monkeypatch) -> list[int]:
+    """How many telling faces each call of the judge on them weighed (the calls in order)."""
+    counts: list[int] = []
+    real = dice._judged_dice
+    monkeypatch.setattr(dice, "_judged_dice", lambda bgr, faces: counts.append(len(faces)) or real(bgr, faces))
+    return counts
+
+
+def test_only_a_large_frame_whose_size_is_unknown_has_its_telling_faces_judged(judged):
     photo, _ = labelled_photo("matteop65", "four_17.jpg")
     big = _enlarged(photo, 3.0)
-    judged: list[int] = []
-    real = dice._judged_dice
-    monkeypatch.setattr(dice, "_judged_dice", lambda bgr, faces: judged.append(len(faces)) or real(bgr, faces))
     look = dice._first_look(big)
     dice._sized_by_pips(big, look, probe=False)
     assert judged == []  # a live table's known size costs no patch
@@ -574,15 +580,12 @@ def test_only_a_large_frame_whose_size_is_unknown_has_its_telling_faces_judged(m
     assert judged and judged[0] >= 1
 
 
-def test_a_large_frame_whose_surest_faces_are_dice_has_only_those_judged(monkeypatch):
+def test_a_large_frame_whose_surest_faces_are_dice_has_only_those_judged(judged):
     simulator = pytest.importorskip("vision.simulator")
     rng = np.random.default_rng(5)
-    frame, truth = simulator.render_table(simulator.random_scene(rng, dice=26, lighting="neutral", background="mat"), rng)
-    judged: list[int] = []
-    real = dice._judged_dice
-    monkeypatch.setattr(dice, "_judged_dice", lambda bgr, faces: judged.append(len(faces)) or real(bgr, faces))
+    frame, _ = simulator.render_table(simulator.random_scene(rng, dice=26, lighting="neutral", background="mat"), rng)
     look = dice._first_look(frame)
     dice._sized_by_pips(frame, look)
     # The fewest surest faces that make the frame sure are dice: the other twenty-odd are not judged.
     assert len(dice._telling_faces(frame, look)) >= 20
-    assert judged == [math.ceil(dice.SURE_EVIDENCE)] or judged == [math.ceil(dice.SURE_EVIDENCE) + 1]
+    assert judged in ([math.ceil(dice.SURE_EVIDENCE)], [math.ceil(dice.SURE_EVIDENCE) + 1])
