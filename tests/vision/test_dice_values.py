@@ -275,6 +275,7 @@ def test_training_patches_are_labelled_with_their_dies_values_and_skip_rolling_d
 def test_training_takes_the_labelled_photos_as_the_judges_training_gives_them():
     # The judge's trainer once gave each photo a fourth item (the frame's marked things), and the
     # value trainer, which takes its photos from there, failed to unpack them.
+    _truth("nell-byler-1208")  # skipped, as the other photo tests, where the photos are not beside the repo
     train = _training_module()
     photos = train.labelled_images("nell-byler-1208")[:2]
     parts = train.samples(photos, 2, seed=0)
