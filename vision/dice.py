@@ -545,20 +545,21 @@ def _judged_telling(bgr: np.ndarray, faces: list["_Face"]) -> list["_Face"]:
     # Surest first: where the fewest faces that could make the frame sure are all dice, the others
     # count as they are (a table of 26 dice costs a few patches, not one a die).
     enough = int(np.searchsorted(np.cumsum([faces[k].certainty for k in order]), SURE_EVIDENCE)) + 1
-    first = _judged_dice(bgr, [faces[k] for k in order[:enough]])
-    if len(first) == enough and enough < len(faces):
+    surest, rest = order[:enough], order[enough:]
+    held = _held_dice(bgr, [faces[k] for k in surest])
+    if all(held) and rest:
         return faces
-    kept = {id(f) for f in first + _judged_dice(bgr, [faces[k] for k in order[enough:]])}
-    return [f for f in faces if id(f) in kept]
+    kept = {k for k, ok in zip(surest + rest, held + _held_dice(bgr, [faces[k] for k in rest])) if ok}
+    return [f for k, f in enumerate(faces) if k in kept]
 
 
-def _judged_dice(bgr: np.ndarray, faces: list["_Face"]) -> list["_Face"]:
-    """The faces the judge finds a die at (TELLING_DIE sure), in their order."""
+def _held_dice(bgr: np.ndarray, faces: list["_Face"]) -> list[bool]:
+    """For each face, whether the judge finds a die at it (TELLING_DIE sure)."""
     if not faces:
         return []
     chance = _JUDGE.judge(bgr, np.array([f.centre for f in faces], np.float64),
                           np.array([DIE_PER_FACE * f.size for f in faces]), turned=TURNED).die
-    return [f for f, p in zip(faces, chance) if p >= TELLING_DIE]
+    return [bool(p >= TELLING_DIE) for p in chance]
 
 
 # Frames whose short side is at least this long count only the faces the judge finds dice at when

@@ -563,8 +563,8 @@ def test_a_big_photo_is_sized_by_the_faces_the_judge_finds_dice_at(factor, monke
 def judged(monkeypatch) -> list[int]:
     """How many telling faces each call of the judge on them weighed (the calls in order)."""
     counts: list[int] = []
-    real = dice._judged_dice
-    monkeypatch.setattr(dice, "_judged_dice", lambda bgr, faces: counts.append(len(faces)) or real(bgr, faces))
+    real = dice._held_dice
+    monkeypatch.setattr(dice, "_held_dice", lambda bgr, faces: counts.append(len(faces)) or real(bgr, faces))
     return counts
 
 
