@@ -1,5 +1,5 @@
-"""Picture checks at calibration: resolution, focus, exposure, glare and grain, each with a sentence
-that says what to fix."""
+"""Picture checks at calibration: resolution, focus, exposure, glare, grain and haze, each with a
+sentence that says what to fix."""
 
 from __future__ import annotations
 
@@ -23,6 +23,11 @@ MIN_PX_PER_MM = 1.5
 MIN_PAPER_LEVEL, MAX_CLIPPED_FRACTION = 70, 0.2
 # Glare: a spot this much brighter than the paper around it, near white, and at least this big.
 GLARE_STEP, GLARE_LEVEL, GLARE_MIN_MM2 = 25, 245, 25.0
+# Haze: the markers' printed black may read at most this (grey level). Ink on paper reads 0-45 through
+# a clean camera; a veil of light over the lens (a dirty lens or cover, a lamp shining into it, a
+# cheap lens's flare) lifts it, and with it every pip's dark, halving their contrast (the dice
+# benchmark's flat look lifts black to 64). The reader takes a veil off, but what it halved stays lost.
+HAZY_BLACK = 56
 
 
 @dataclass(frozen=True)
@@ -43,7 +48,7 @@ def check_picture(image: np.ndarray, calibration: Calibration) -> list[Check]:
     """Run every picture check on a calibration frame."""
     grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     return [check_resolution(calibration), check_focus(grey, calibration), check_exposure(grey, calibration),
-            check_glare(image, calibration), check_grain(image)]
+            check_glare(image, calibration), check_grain(image), check_haze(grey, calibration)]
 
 
 def check_resolution(calibration: Calibration) -> Check:
@@ -161,6 +166,28 @@ def check_grain(image: np.ndarray) -> Check:
                      f"the picture is grainy (noise {noise:.1f}, {GRAINY:g} at most): add light over the table, "
                      "or lower the camera's gain (ISO) and let it expose longer.")
     return Check("grain", True, noise, f"clean picture (noise {noise:.1f}).")
+
+
+def markers_black(grey: np.ndarray, calibration: Calibration) -> float:
+    """The grey level the mat's printed black reads: over each marker, its darkest tenth, the median of them."""
+    levels = []
+    for marker in calibration.mat.markers:
+        mask = np.zeros(grey.shape[:2], np.uint8)
+        cv2.fillConvexPoly(mask, np.round(calibration.rect_in_image(marker.rect)).astype(np.int32), 255)
+        inside = grey[mask > 0]
+        if inside.size:
+            levels.append(float(np.percentile(inside, 10)))
+    return float(np.median(levels)) if levels else 0.0
+
+
+def check_haze(grey: np.ndarray, calibration: Calibration) -> Check:
+    """Is the picture clear of a veil of light: does the markers' black read black?"""
+    black = markers_black(grey, calibration)
+    if black > HAZY_BLACK:
+        return Check("haze", False, black,
+                     f"the picture is hazy (the markers' black reads {black:.0f} of 255, {HAZY_BLACK} at most): clean "
+                     "the camera's lens and any cover over it, and keep lamps from shining into the lens.")
+    return Check("haze", True, black, f"clear picture (the markers' black reads {black:.0f} of 255).")
 
 
 def where_on_mat(calibration: Calibration, x: float, y: float) -> str:

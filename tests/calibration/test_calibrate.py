@@ -6,6 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
+from calibration.checks import HAZY_BLACK
 from calibration.mat import mat_geometry
 from calibration.steps import calibrate_frame
 from vision.simulator import LIGHTINGS
@@ -66,7 +67,7 @@ def test_calibration_works_under_each_light(photo_of, on_squares, lighting: str)
 def test_a_good_picture_passes_every_check(calibrated_photo) -> None:
     """Sharp, well lit, no glare: every check passes and nothing is asked of the host."""
     result = calibrate_frame(calibrated_photo.image)
-    assert [c.name for c in result.checks] == ["resolution", "focus", "exposure", "glare", "grain"]
+    assert [c.name for c in result.checks] == ["resolution", "focus", "exposure", "glare", "grain", "haze"]
     assert all(c.ok for c in result.checks), [c.message for c in result.checks]
     assert result.ok and result.problems == ()
     assert "learned the colours white, gray, black, red, yellow, green, blue" in result.notes[0]
@@ -107,6 +108,21 @@ def test_a_grainy_picture_is_asked_for_more_light(photo_of) -> None:
     assert not grain.ok and "grainy" in grain.message and "lower the camera's gain" in grain.message
     assert grain.message in result.problems
     assert next(c for c in calibrate_frame(image, colours=False).checks if c.name == "grain").ok
+
+
+@pytest.mark.parametrize("lighting", ["neutral", "dim", "bright", "warm-dim", "uneven"])
+def test_a_hazy_picture_is_asked_for_a_clean_lens_and_a_clear_one_is_not(photo_of, lighting) -> None:
+    """A veil of light over the lens (half the contrast, black lifted to 64): the haze check fails
+    and says to clean the lens; the same picture without the veil passes, in any of these lights."""
+    image = photo_of(mat_geometry(4), lighting=lighting).image
+    hazy = np.clip(image.astype(np.float32) * 0.5 + 64.0, 0, 255).astype(np.uint8)
+    result = calibrate_frame(hazy, colours=False)
+    haze = next(c for c in result.checks if c.name == "haze")
+    assert result.calibration is not None
+    assert not haze.ok and "hazy" in haze.message and "clean the camera's lens" in haze.message
+    assert haze.message in result.problems
+    clear = next(c for c in calibrate_frame(image, colours=False).checks if c.name == "haze")
+    assert clear.ok and clear.value < HAZY_BLACK
 
 
 def test_glare_is_found_and_placed(photo_of) -> None:

@@ -29,7 +29,7 @@ def test_round_trip_keeps_everything(calibration, tmp_path) -> None:
     assert loaded.markers.keys() == calibration.markers.keys()
     assert all(np.allclose(loaded.markers[i], calibration.markers[i]) for i in loaded.markers)
     assert loaded.colour_profile == calibration.colour_profile
-    assert [c["name"] for c in loaded.checks] == ["resolution", "focus", "exposure", "glare", "grain"]
+    assert [c["name"] for c in loaded.checks] == ["resolution", "focus", "exposure", "glare", "grain", "haze"]
     assert list(tmp_path.joinpath("deep").iterdir()) == [path]  # no temporary file left behind
 
 
