@@ -68,6 +68,16 @@ class Calibration:
                                    flags=cv2.INTER_LINEAR)
         return cv2.resize(fine, (width, height), interpolation=cv2.INTER_AREA)
 
+    def mat_window(self, margin_mm: float = 20.0) -> tuple[int, int, int, int]:
+        """The part of the camera's frames the mat lies in, `margin_mm` of table around it: (x0, y0,
+        x1, y1) pixels, within the frame."""
+        margin = Rect(-margin_mm, -margin_mm, self.mat.width_mm + 2 * margin_mm, self.mat.height_mm + 2 * margin_mm)
+        quad = self.rect_in_image(margin)
+        width, height = self.image_size
+        x0, y0 = np.floor(quad.min(axis=0)).astype(int)
+        x1, y1 = np.ceil(quad.max(axis=0)).astype(int)
+        return max(0, int(x0)), max(0, int(y0)), min(width, int(x1)), min(height, int(y1))
+
     def px_per_mm(self) -> float:
         """How many image pixels one millimetre of mat spans, at the middle of the mat."""
         cx, cy = self.mat.width_mm / 2, self.mat.height_mm / 2

@@ -34,6 +34,7 @@ UNSURE_BELOW = 0.4  # a settled die less sure than this (vote share x reader con
 AGREE_FRAMES = 2  # frames in a row whose reading must match a seat's settled dice before they are sent
 CAMERA_CHECK_EVERY_S = 30.0  # how often the markers are looked for again (a moved camera)
 CARDS_EVERY_S = 1.0  # how often the display area is searched for cards
+MAT_MARGIN_MM = 20.0  # the table read around the mat: a die (16 mm) on the mat's edge is read whole
 
 
 def live_settler() -> Settler:
@@ -116,6 +117,12 @@ class LiveTable:
     def _read_dice(self, image: np.ndarray) -> list[Any]:
         """The frame's dice: the reader's readings less the mat's printing (_off_print)."""
         size_before = getattr(self._read, "factor", None)
+        if hasattr(self._read, "window"):
+            # Only the mat and a die's width around it are read: the dice off it count for no seat, and
+            # a patterned cloth, a keyboard or hands around it cost time and can look like dice. A
+            # frame of another size than calibration's (check_camera_moved says so) is read whole.
+            fits = image.shape[1::-1] == tuple(self.calibration.image_size)
+            self._read.window = self.calibration.mat_window(MAT_MARGIN_MM) if fits else None
         read = self._read(image, self._profile)
         readings = self._off_print(image, read)
         if 2 * len(readings) <= len(read) and hasattr(self._read, "factor"):

@@ -91,16 +91,23 @@ def read_dice(image: np.ndarray, profile: ColourProfile | None = None) -> list[D
 class DiceReader:
     """read_dice for the frames of one table, one after another: the size the table's dice read
     best at is kept from frame to frame, so each frame is read once, at that size (read_dice on
-    its own looks at smaller sizes and reads again whenever a frame's pips are out of range)."""
+    its own looks at smaller sizes and reads again whenever a frame's pips are out of range); where
+    a `window` (x0, y0, x1, y1 pixels) is set, only that part of each frame is read (the mat the
+    dice are played on, not the cloth, keyboard or hands around it)."""
 
     def __init__(self) -> None:
-        """A reader that has seen no frame yet."""
+        """A reader that has seen no frame yet, and reads the whole of each frame."""
         self.factor: float | None = None
+        self.window: tuple[int, int, int, int] | None = None
 
     def __call__(self, image: np.ndarray, profile: ColourProfile | None = None) -> list[DieReading]:
-        """The dice in the next frame of the table."""
-        readings, self.factor = _read(image, profile, self.factor, LIVE_RANGE)
-        return readings
+        """The dice in the next frame of the table (in the frame's pixels, window or not)."""
+        if self.window is None:
+            readings, self.factor = _read(image, profile, self.factor, LIVE_RANGE)
+            return readings
+        x0, y0, x1, y1 = self.window
+        readings, self.factor = _read(image[y0:y1, x0:x1], profile, self.factor, LIVE_RANGE)
+        return [replace(r, x=r.x + x0, y=r.y + y0) for r in readings]
 
 
 # A table's frames whose sure faces have pips within this range of radius are read as they are.

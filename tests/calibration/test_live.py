@@ -16,7 +16,7 @@ import pytest
 from calibration.demo import mat_table
 from calibration.steps import calibrate_frame
 from companion.dice_requirements import Die, match
-from companion.live import LiveTable
+from companion.live import MAT_MARGIN_MM, LiveTable
 from vision.dice import DiceReader, DieReading
 
 FRAME = (1280, 720)
@@ -421,3 +421,47 @@ def test_the_mats_print_does_not_set_the_size_the_dice_are_read_at(game, monkeyp
     assert size_read_at(_ReaderMisledByThePrint(_labels(view), side, misled_size=1.56), frames[:6]) is None
     monkeypatch.setattr(vision.printed, "PRINT_LIKE", 2.0)  # no reading is print
     assert size_read_at(_ReaderMisledByThePrint(_labels(view), side, misled_size=1.56), frames[:6]) == 1.56
+
+
+class _RecordingReader(DiceReader):
+    """The live dice reader, keeping what it read last."""
+
+    def __call__(self, image, profile=None):
+        """Read and keep the readings."""
+        self.last = super().__call__(image, profile)
+        return self.last
+
+
+def test_the_live_table_reads_the_mat_and_a_die_width_around_it_not_the_table_beyond(game) -> None:
+    """A die beyond the mat (on the table around it) counts for no seat: it is not read at all, so a
+    patterned cloth, a keyboard or hands around the mat cost no time and show no dice."""
+    table, _view = mat_table(seats=3, size=FRAME, seed=2)
+    calibration = calibrate_frame(table.next_frame()[0], colours=False).calibration
+    window = calibration.mat_window(MAT_MARGIN_MM)
+    off = table.dice[0]
+    off.x, off.y = 0.5 * window[0], FRAME[1] / 2  # on the table, left of the mat and its margin
+    assert off.x + off.size < window[0]
+    frame, truth = table.next_frame()
+    assert any(abs(r.x - off.x) < off.size for r in DiceReader()(frame))  # the reader sees it in the whole frame
+    reader = _RecordingReader()
+    live = LiveTable(game, calibration, read=reader)
+    live.process(frame, START_MS)
+    assert reader.window == window
+    assert reader.last and not any(abs(r.x - off.x) < off.size for r in reader.last)
+    # The dice on the mat are all read, at the frame's pixels.
+    on_mat = [d for d in truth["dice"] if d["centre"][0] > window[0]]
+    assert len(reader.last) >= len(on_mat) - 1
+    for die in on_mat:
+        assert any(abs(r.x - die["centre"][0]) < die["size"] / 2 and abs(r.y - die["centre"][1]) < die["size"] / 2
+                   for r in reader.last)
+
+
+def test_a_frame_of_another_size_than_calibrations_is_read_whole(game) -> None:
+    """A camera that now gives other pictures (check_camera_moved says to calibrate again) is not cut
+    to a window measured on the old ones."""
+    table, _view = mat_table(seats=3, size=FRAME, seed=2)
+    calibration = calibrate_frame(table.next_frame()[0], colours=False).calibration
+    reader = _RecordingReader()
+    live = LiveTable(game, calibration, read=reader)
+    live.process(table.next_frame()[0][:, : FRAME[0] - 40], START_MS)
+    assert reader.window is None

@@ -435,6 +435,28 @@ def _table_frames(die_size: float, count: int = 3) -> list[np.ndarray]:
     return frames
 
 
+def test_a_live_reader_with_a_window_reads_only_it_and_tells_the_frames_pixels(monkeypatch):
+    frame = _table_frames(40, count=1)[0]
+    whole = DiceReader()(frame)
+    height, width = frame.shape[:2]
+    window = (width // 2, height // 4, width, height)
+    looked = []
+    real_look = dice._first_look
+    monkeypatch.setattr(dice, "_first_look", lambda bgr: looked.append(bgr.shape[:2]) or real_look(bgr))
+    reader = DiceReader()
+    reader.window = window
+    inside = reader(frame)
+    assert looked and all(shape == (height - height // 4, width - width // 2) for shape in looked)
+    x0, y0, x1, y1 = window
+    # Each die whole inside the window is read as in the whole frame, at the frame's pixels.
+    expected = [r for r in whole if x0 + r.size <= r.x <= x1 - r.size and y0 + r.size <= r.y <= y1 - r.size]
+    assert len(expected) >= 3 and all(x0 <= r.x < x1 and y0 <= r.y < y1 for r in inside)
+    for want in expected:
+        got = min(inside, key=lambda r: (r.x - want.x) ** 2 + (r.y - want.y) ** 2)
+        assert got.value == want.value and abs(got.x - want.x) < 1.5 and abs(got.y - want.y) < 1.5
+    assert len(inside) < len(whole)
+
+
 @pytest.mark.parametrize("die_size", [56, 62])
 def test_a_live_table_whose_pips_the_finder_still_reads_is_read_once_a_frame(monkeypatch, die_size):
     # A live table's frames come ten a second: looking at every frame in half and quarter size and
