@@ -99,6 +99,7 @@ class LiveTable:
         self.display: list[Any] = []  # the cards seen in the display area at the last look
         self._display_before: tuple[str, ...] | None = None
         self._printed: tuple[Calibration, np.ndarray] | None = None  # the empty mat as the camera sees it
+        self._window: tuple[Calibration, tuple[int, int, int, int]] | None = None  # the part of the frame read
 
     # ---- one frame --------------------------------------------------------------------------
 
@@ -122,7 +123,7 @@ class LiveTable:
             # a patterned cloth, a keyboard or hands around it cost time and can look like dice. A
             # frame of another size than calibration's (check_camera_moved says so) is read whole.
             fits = image.shape[1::-1] == tuple(self.calibration.image_size)
-            self._read.window = self.calibration.mat_window(MAT_MARGIN_MM) if fits else None
+            self._read.window = self._mat_window() if fits else None
         read = self._read(image, self._profile)
         readings = self._off_print(image, read)
         if 2 * len(readings) <= len(read) and hasattr(self._read, "factor"):
@@ -131,6 +132,12 @@ class LiveTable:
             # on it later then took three times as long.
             self._read.factor = size_before
         return readings
+
+    def _mat_window(self) -> tuple[int, int, int, int]:
+        """The part of the frame the mat and MAT_MARGIN_MM around it lie in, kept while the calibration stands."""
+        if self._window is None or self._window[0] is not self.calibration:
+            self._window = (self.calibration, self.calibration.mat_window(MAT_MARGIN_MM))
+        return self._window[1]
 
     def _off_print(self, image: np.ndarray, readings: list[Any]) -> list[Any]:
         """The readings less those where the camera sees just the empty mat's printing: the labels'
