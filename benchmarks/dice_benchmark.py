@@ -131,6 +131,40 @@ def saved_as_jpeg(image: np.ndarray, quality: int) -> np.ndarray:
     return cv2.imdecode(cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])[1], cv2.IMREAD_COLOR)
 
 
+def _sharpened(image: np.ndarray, seed: int) -> np.ndarray:
+    """The image as a phone or webcam that sharpens hard shows it (unsharp mask, amount 1, 1.5 px): edges get halos."""
+    return cv2.addWeighted(image, 2.0, cv2.GaussianBlur(image, (0, 0), 1.5), -1.0, 0)
+
+
+def _vignetted(image: np.ndarray, seed: int) -> np.ndarray:
+    """The image through a wide cheap lens: light falling off to 45 % in the corners."""
+    h, w = image.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    reach = ((xx - w / 2) / (w / 2)) ** 2 + ((yy - h / 2) / (h / 2)) ** 2  # 2 in the corners
+    return np.clip(image.astype(np.float32) * (1.0 - 0.275 * reach)[..., None], 0, 255).astype(np.uint8)
+
+
+def _shadowed(image: np.ndarray, seed: int) -> np.ndarray:
+    """The image with its left half in a soft-edged shadow (45 % of the light): someone leaning over the table."""
+    w = image.shape[1]
+    gain = 0.45 + 0.55 / (1.0 + np.exp(-(np.arange(w, dtype=np.float32) - w / 2) / (0.03 * w)))
+    return np.clip(image.astype(np.float32) * gain[None, :, None], 0, 255).astype(np.uint8)
+
+
+def _soft(image: np.ndarray, seed: int) -> np.ndarray:
+    """The image from a camera of half the resolution, enlarged to this size."""
+    h, w = image.shape[:2]
+    return cv2.resize(cv2.resize(image, (max(1, w // 2), max(1, h // 2)), interpolation=cv2.INTER_AREA), (w, h),
+                      interpolation=cv2.INTER_LINEAR)
+
+
+def _vivid(image: np.ndarray, seed: int) -> np.ndarray:
+    """The image as a phone that boosts colour shows it (saturation x1.6)."""
+    hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
+    hsv[..., 1] = np.clip(hsv[..., 1].astype(np.float32) * 1.6, 0, 255).astype(np.uint8)
+    return cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
+
+
 # Other lights and cameras, made from the labelled photos (`--looks`): each takes an image and a
 # seed (from its file name) and returns the image as that light or camera would show it.
 LOOKS = {
@@ -142,6 +176,14 @@ LOOKS = {
     "noisy": _noisy,
     "jpeg": lambda image, seed: saved_as_jpeg(image, 50),  # a messenger's or a cheap webcam's hard compression
     "blurred": lambda image, seed: cv2.GaussianBlur(image, (0, 0), 1.0),  # out of focus
+    # Looks first measured on 2026-12-03 (not in the README's summed line, which is of the eight above).
+    "sharpened": _sharpened,
+    "vignetted": _vignetted,
+    "streaked": lambda image, seed: cv2.blur(image, (5, 1)),  # a die or the camera moving sideways (5 px)
+    "shadowed": _shadowed,
+    "soft": _soft,
+    "vivid": _vivid,
+    "grey": lambda image, seed: cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR),  # monochrome
 }
 
 

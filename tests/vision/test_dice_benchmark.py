@@ -107,6 +107,24 @@ def test_each_look_changes_a_photo_as_its_light_or_camera_would():
     assert (noisy == looks["noisy"](photo, 7)).all() and (noisy != looks["noisy"](photo, 8)).any()
 
 
+def test_the_further_looks_change_a_photo_as_their_camera_or_light_would():
+    looks = _benchmark().LOOKS
+    photo = np.full((40, 60, 3), (60, 120, 180), np.uint8)
+    photo[:, 30:] = (200, 200, 200)  # an edge down the middle
+    seen = {name: looks[name](photo, 0) for name in ("sharpened", "vignetted", "streaked", "shadowed", "soft", "vivid", "grey")}
+    assert all(image.dtype == np.uint8 and image.shape == photo.shape for image in seen.values())
+    # Sharpening overshoots either side of the edge; a vignette darkens the corners more than the middle.
+    assert seen["sharpened"][20, 29, 0] < photo[20, 29, 0] and seen["sharpened"][20, 30, 0] > photo[20, 30, 0]
+    assert seen["vignetted"][0, 0, 2] < seen["vignetted"][20, 15, 2] <= photo[20, 15, 2]
+    # Sideways streaks blur the edge across, and leave a row alone; the shadow falls on the left half.
+    assert photo[20, 29, 0] < seen["streaked"][20, 29, 0] < photo[20, 30, 0] and (seen["streaked"][:, 10] == photo[:, 10]).all()
+    assert seen["shadowed"][20, 5, 2] < 0.5 * photo[20, 5, 2] and seen["shadowed"][20, 55, 2] >= 0.95 * photo[20, 55, 2]
+    assert seen["soft"][20, 29, 0] > photo[20, 29, 0]  # half the resolution smears the edge
+    # A vivid camera spreads the channels further apart; a monochrome one shows none.
+    assert int(seen["vivid"][5, 5, 2]) - int(seen["vivid"][5, 5, 0]) > 180 - 60
+    assert (seen["grey"][..., 0] == seen["grey"][..., 2]).all()
+
+
 def test_the_lesser_camera_looks_smear_a_red_pip_on_a_blue_die():
     looks = _benchmark().LOOKS
     die = np.full((64, 64, 3), (140, 60, 20), np.uint8)  # dark blue (BGR)
