@@ -68,7 +68,7 @@ class Calibration:
                                    flags=cv2.INTER_LINEAR)
         return cv2.resize(fine, (width, height), interpolation=cv2.INTER_AREA)
 
-    def mat_window(self, margin_mm: float = 20.0) -> tuple[int, int, int, int]:
+    def mat_window(self, margin_mm: float) -> tuple[int, int, int, int]:
         """The part of the camera's frames the mat lies in, `margin_mm` of table around it: (x0, y0,
         x1, y1) pixels, within the frame."""
         margin = Rect(-margin_mm, -margin_mm, self.mat.width_mm + 2 * margin_mm, self.mat.height_mm + 2 * margin_mm)
