@@ -19,13 +19,13 @@ from vision.dice import Lift, balanced, denoised, lit, read_dice
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "dice"
 
 
-def _right_as_shot_and_changed(change) -> tuple[int, int, int]:
-    """Dice read right in every sixth nell-byler photo as shot and changed by `change`, and the dice
-    there are (skipped where the photos are absent)."""
+def _right_as_shot_and_changed(change, every: int = 6) -> tuple[int, int, int]:
+    """Dice read right in every `every`th nell-byler photo as shot and changed by `change`, and the
+    dice there are (skipped where the photos are absent)."""
     folder = DATA / "nell-byler-1208"
     if not (folder / "truth.json").exists():
         pytest.skip("the nell-byler-1208 photos are absent")
-    entries = json.loads((folder / "truth.json").read_text())[::6]
+    entries = json.loads((folder / "truth.json").read_text())[::every]
     own = changed = 0
     for entry in entries:
         image = cv2.imread(str(folder / "images" / entry["image"]))
