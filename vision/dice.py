@@ -48,7 +48,7 @@ from vision.colour import ColourProfile, default_profile
 from vision.dice_bodies import SHORT_VALUES, Square, body_squares, find_bodies, square_owners, unsized_squares
 from vision.dice_judge import Verdicts, load_judge
 from vision.dice_layout import HALF_SIDE, TOLERANCE, fit_groups
-from vision.dice_pips import Pips, Shade, find_pips, sample, shrunk, spot_map
+from vision.dice_pips import Pips, find_pips, sample, shrunk, spot_map
 from vision.dice_scorer import load_scorer
 from vision.dice_values import load_value_reader
 
@@ -148,7 +148,7 @@ def _read(image: np.ndarray, profile: ColourProfile | None = None, factor: float
     # was smoothed, balanced or brightened, that is the frame read (a live table's shrunk frame is
     # not resized twice).
     seen = frame if bgr is shown else shown if factor == 1.0 else _resized(shown, factor)
-    names = _colour_names(seen, faces, profile, lift)
+    names = _colour_names(seen, faces, profile, lift.resized(factor))
     scale *= factor
     return [_rescaled(_reading(face, name, certain), scale) for face, (name, certain) in zip(faces, names)], following
 
@@ -204,12 +204,13 @@ REFINE_FROM, REFINE_EVIDENCE, REFINE_MAX = 1.5, 1.0, 1.6
 
 def _prepared(bgr: np.ndarray) -> tuple[np.ndarray, Lift]:
     """The frame as the reader reads it: smoothed where the sensor's noise is grainy, balanced where
-    the light's colour casts it, brightened where it is dim or veiled; and how its colours were
-    changed. The frame itself where none of these is needed."""
+    the light's colour casts it, brightened where it is dim or veiled, and where part of it lies in
+    shadow; and how its colours were changed. The frame itself where none of these is needed."""
     bgr = denoised(bgr) if DENOISED else bgr
     bgr, balance = balanced(bgr) if BALANCED else (bgr, None)
     bgr, lift = lit(bgr)
-    return (bgr, lift) if balance is None else (bgr, lift.after(balance))
+    lift = lift if balance is None else lift.after(balance)
+    return shaded(bgr, lift) if SHADE_LIFTED else (bgr, lift)
 
 
 def denoised(bgr: np.ndarray) -> np.ndarray:
@@ -303,18 +304,92 @@ def _veil(sampled: np.ndarray, level: float) -> float:
 
 class Lift(NamedTuple):
     """How the reader's frame was made from the camera's: `black` taken off, then times `gain` (per
-    channel where it was balanced too)."""
+    channel where it was balanced too), then its shaded places brightened by a `shade`."""
 
     gain: float | np.ndarray = 1.0
     black: float | np.ndarray = 0.0
+    shade: "Shade | None" = None
 
-    def undone(self, colours: np.ndarray) -> np.ndarray:
-        """Colours found in the reader's frame as the camera saw them."""
+    def undone(self, colours: np.ndarray, places: np.ndarray | None = None) -> np.ndarray:
+        """Colours (n, 3) found in the reader's frame as the camera saw them; `places` (n, 2), in
+        the frame's pixels, tell where, which counts where it was brightened place by place."""
+        if self.shade is not None and places is not None:
+            colours = colours / self.shade.at(places)[:, None]
         return colours / self.gain + self.black
 
     def after(self, balance: np.ndarray) -> "Lift":
         """This lift of a frame first balanced by these per-channel gains, as one lift."""
-        return Lift(balance * self.gain, self.black / balance)
+        return self._replace(gain=balance * self.gain, black=self.black / balance)
+
+    def resized(self, factor: float) -> "Lift":
+        """This lift of the frame resized by `factor` (its shade's places move with it)."""
+        return self if self.shade is None else self._replace(shade=self.shade.resized(factor))
+
+
+@dataclass(frozen=True, eq=False)  # compared as one object: its gains are an array
+class Shade:
+    """How much a frame's places were brightened where part of it lies in shadow: gains (float32,
+    at least 1) at every `every`-th pixel of the frame, grid point k at its pixel k * every."""
+
+    gains: np.ndarray
+    every: float
+
+    def at(self, places: np.ndarray) -> np.ndarray:
+        """The gains at places (n, 2) of the frame, x, y in its pixels, linear between grid points
+        (as `over` gives them)."""
+        grid = np.asarray(places, np.float32).reshape(-1, 1, 2) / np.float32(self.every)
+        return cv2.remap(self.gains, grid, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(-1)
+
+    def over(self, width: int, height: int) -> np.ndarray:
+        """The gains over the whole frame (height, width), linear between grid points."""
+        scale = 1.0 / self.every
+        warp = np.array([[scale, 0.0, 0.0], [0.0, scale, 0.0]])
+        return cv2.warpAffine(self.gains, warp, (width, height), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                              borderMode=cv2.BORDER_REPLICATE)
+
+    def lift(self, bgr: np.ndarray) -> np.ndarray:
+        """The frame (BGR) brightened by these gains."""
+        # In 8-bit fixed point (gains in 1/64 steps): three times faster than float gains (a 960x540
+        # frame 0.5 ms against 1.7 ms), within two levels of them.
+        gains = cv2.convertScaleAbs(self.over(bgr.shape[1], bgr.shape[0]), alpha=LIFT_ONE)
+        return cv2.multiply(bgr, cv2.merge([gains] * 3), scale=1.0 / LIFT_ONE)
+
+    def resized(self, factor: float) -> "Shade":
+        """The same gains over the frame resized by `factor`."""
+        return Shade(self.gains, self.every * factor)
+
+
+# A gain of 1 in Shade.lift's fixed point (gains up to 255 / LIFT_ONE, about 4).
+LIFT_ONE = 64
+
+
+def shaded(bgr: np.ndarray, lift: Lift) -> tuple[np.ndarray, Lift]:
+    """The frame with its shaded places brightened to the light of most of it (someone leaning over
+    the table, a lamp to one side), and the lift that made it; the frame itself where its light is
+    about even."""
+    shade = shade_of(bgr)
+    return (bgr, lift) if shade is None else (shade.lift(bgr), lift._replace(shade=shade))
+
+
+def shade_of(bgr: np.ndarray) -> Shade | None:
+    """The gains that bring each place of a frame up to the light of most of it, measured by the
+    white nearby (a die, the mat); None where its light is about even."""
+    h, w = bgr.shape[:2]
+    # Every SHADE_EVERY-th pixel, by OpenCV: numpy's strided copy costs ~0.3 ms a full-HD frame.
+    sampled = cv2.resize(bgr, (max(1, w // SHADE_EVERY), max(1, h // SHADE_EVERY)), interpolation=cv2.INTER_NEAREST)
+    brightest = cv2.max(cv2.max(sampled[..., 0], sampled[..., 1]), sampled[..., 2])
+    side = max(3, int(SHADE_SPAN * max(brightest.shape)) | 1)
+    # The light a place gets, as the brightest thing within a span shows it (smoothed over as much).
+    white = cv2.dilate(brightest, cv2.getStructuringElement(cv2.MORPH_RECT, (side, side)))
+    white = cv2.blur(white, (side, side))
+    lowest, typical = _ranked(white, 0.05), _ranked(white, SHADE_REFERENCE)
+    if lowest >= SHADED * typical:
+        return None
+    # A frame's grain is brightened to NOISE_ROOM at most, as lit() brightens a dim frame.
+    most = min(SHADE_GAIN, NOISE_ROOM / max(pixel_noise(bgr), 0.1))
+    if most < MIN_GAIN:
+        return None
+    return Shade(np.clip(typical / np.maximum(white.astype(np.float32), 1.0), 1.0, most), SHADE_EVERY)
 
 
 def _ranked(values: np.ndarray, share: float) -> int:
@@ -362,6 +437,31 @@ NOISE_ROOM = 2.0
 # at 24 or more, read the same), the flat look 64-104; an even frame shows no range and is left.
 VEILED_FROM, VEILED_RANGE = 24.0, 32.0
 
+# A frame is brightened place by place where the white near its darkest places (5 %) is under
+# SHADED of the white near most of it (SHADE_REFERENCE: its 75th percentile), each place measured
+# from every SHADE_EVERY-th pixel by the brightest within SHADE_SPAN of the frame's long side; each
+# place up to that white, by SHADE_GAIN at most. The whole reader reads the brightened frame (pips,
+# bodies, the judge's and value reader's patches); colours are named as the camera saw them. The
+# benchmark's shadowed look (the left half at 45 % of the light) read nell-byler 96.61 -> 98.49 %
+# (1027 -> 1047 dice, false dice 5 -> 7) and matteop65 97.43 -> 98.51 % (1175 -> 1188, false 9 -> 6);
+# both sets' six sizes and eight looks the same dice and false dice, and the simulator's dice,
+# colours (none wrong in 18,057) and things the same; the other new looks the same but matteop65
+# sharpened (16 -> 17 false dice). Both sets as shot measure a median 0.80-0.91 (one matteop65
+# photo under 0.5: a dark cloth by the table), vignetted 0.65-0.71 (one under 0.5), shadowed
+# 0.40-0.46; a third of the simulator's frames (uneven light over a dark mat) 0.37-0.6.
+# Tried: only the pip finder looking at the brightened frame (faces fitted, bodies and patches in
+# the frame as it is): shadowed 97.74 / 98.26 %, matteop65 14 false dice; and that form from 0.6 of
+# the white: a gray two's darker side face, brightened, joined its top face and was named black (1
+# colour error in 18,060 dice), and matteop65's sharpened, vignetted and grey looks read 1-2 false
+# dice more.
+# Measured against the brightest white (the 95th percentile), the dice themselves were the frame's
+# white and the table between them shade: matteop65 enlarged 3 times read 4 dice fewer and 8 false
+# more. Measured by the table's own level (a median, not the brightest), the simulator's dark mats
+# no longer counted as shade, but matteop65's dark hubs and clothes did: its sharpened and grey looks
+# 16 -> 26 and 14 -> 30 false dice, and fewer of the shadow's dice found.
+SHADE_LIFTED = True
+SHADE_EVERY, SHADE_SPAN, SHADED, SHADE_REFERENCE, SHADE_GAIN = 8, 0.15, 0.5, 0.75, 2.0
+
 
 @dataclass(frozen=True)
 class _Look:
@@ -376,8 +476,11 @@ class _Look:
 
 def _first_look(bgr: np.ndarray) -> _Look:
     """Pips found, candidate faces fitted and the likely top faces chosen, over a BGR frame."""
-    regions, pips = _pips_in_shade(bgr) if SHADE_LIFTED else _pips_of(bgr)
+    regions = _regions(bgr)
     whole = regions == [(0, 0, bgr.shape[1], bgr.shape[0])]
+    # Pips are found region by region, but faces are fitted and judged over the whole frame at once:
+    # one pass costs far less than one per region, and the frame's typical die size is surer.
+    pips = _find_all_pips(bgr, regions)
     candidates = _candidate_faces(bgr, pips, every_one=_SCORER is not None)
     if _SCORER is not None:
         candidates = [f for f in candidates if f.value > 1 or not _cut_off(bgr.shape, f)]
@@ -388,66 +491,6 @@ def _first_look(bgr: np.ndarray) -> _Look:
         plain = _plain_shares(bgr, candidates) >= PLAIN_SHARE
         chosen = _frontal_faces(pips, [f for f, ok in zip(candidates, plain) if ok])
     return _Look(whole, pips, candidates, chosen)
-
-
-def _pips_of(bgr: np.ndarray, shade: Shade | None = None) -> tuple[list[tuple[int, int, int, int]], Pips]:
-    """The regions of a frame worth reading and the pips found in them (as if brightened by a `shade`)."""
-    # Pips are found region by region, but faces are fitted and judged over the whole frame at once:
-    # one pass costs far less than one per region, and the frame's typical die size is surer.
-    regions = _regions(bgr, shade)
-    return regions, _find_all_pips(bgr, regions, shade)
-
-
-def _pips_in_shade(bgr: np.ndarray) -> tuple[list[tuple[int, int, int, int]], Pips]:
-    """_pips_of a frame, its shaded parts brightened to the light of the rest (someone leaning over
-    the table, a lamp to one side) where its light is uneven."""
-    # Only the pips are found as if brightened: their colours are the frame's, and faces are fitted
-    # along paths of the frame itself, against those colours.
-    return _pips_of(bgr, shade_of(bgr))
-
-
-def shade_of(bgr: np.ndarray) -> Shade | None:
-    """The gains that bring each place of a frame up to the light of most of it, measured by the
-    white nearby (a die, the mat); None where its light is about even."""
-    h, w = bgr.shape[:2]
-    # Every SHADE_EVERY-th pixel, by OpenCV: numpy's strided copy costs ~0.3 ms a full-HD frame.
-    sampled = cv2.resize(bgr, (max(1, w // SHADE_EVERY), max(1, h // SHADE_EVERY)), interpolation=cv2.INTER_NEAREST)
-    brightest = cv2.max(cv2.max(sampled[..., 0], sampled[..., 1]), sampled[..., 2])
-    side = max(3, int(SHADE_SPAN * max(brightest.shape)) | 1)
-    # The light a place gets, as the brightest thing within a span shows it (smoothed over as much).
-    white = cv2.dilate(brightest, cv2.getStructuringElement(cv2.MORPH_RECT, (side, side)))
-    white = cv2.blur(white, (side, side))
-    lowest, typical = _ranked(white, 0.05), _ranked(white, SHADE_REFERENCE)
-    if lowest >= SHADED * typical:
-        return None
-    # A frame's grain is brightened to NOISE_ROOM at most, as lit() brightens a dim frame.
-    most = min(SHADE_GAIN, NOISE_ROOM / max(pixel_noise(bgr), 0.1))
-    if most < MIN_GAIN:
-        return None
-    return Shade(np.clip(typical / np.maximum(white.astype(np.float32), 1.0), 1.0, most), SHADE_EVERY)
-
-
-# Pips are found as if a frame were brightened place by place where the white near its darkest
-# places (5 %) is under SHADED of the white near most of it (SHADE_REFERENCE: its 75th percentile),
-# each place measured from every SHADE_EVERY-th pixel by the brightest within SHADE_SPAN of the
-# frame's long side; each place up to that white, by SHADE_GAIN at most. The benchmark's shadowed
-# look (the left half at 45 % of the light) read nell-byler 96.61 -> 97.74 % (1027 -> 1039 dice,
-# false dice 5 -> 7) and matteop65 97.43 -> 98.26 % (1175 -> 1185, false 9 -> 14); both sets' six
-# sizes, eight looks and six other looks the same dice and false dice, and the simulator's dice,
-# colours and things the same. Both sets as shot measure a median 0.80-0.91 (one matteop65 photo
-# under 0.5: a dark cloth by the table), vignetted 0.65-0.71 (one under 0.5), shadowed 0.40-0.46; a third of the
-# simulator's frames (uneven light over a dark mat) 0.37-0.6, where from 0.6 a gray two's darker side
-# face, brightened, joined its top face and was named black (1 colour error in 18,060 dice), and
-# matteop65's sharpened, vignetted and grey looks read 1-2 false dice more.
-# Measured against the brightest white (the 95th percentile), the dice themselves were the frame's
-# white and the table between them shade: matteop65 enlarged 3 times read 4 dice fewer and 8 false
-# more. Measured by the table's own level (a median, not the brightest), the simulator's dark mats
-# no longer counted as shade, but matteop65's dark hubs and clothes did: its sharpened and grey looks
-# 16 -> 26 and 14 -> 30 false dice, and fewer of the shadow's dice found. Brightening the whole frame
-# the reader reads (the judge's and value reader's patches too, not only the pip finder's) took the
-# simulator's white dice on dark mats for shade: 15 -> 21 false things on 400, 5 colour errors.
-SHADE_LIFTED = True
-SHADE_EVERY, SHADE_SPAN, SHADED, SHADE_REFERENCE, SHADE_GAIN = 8, 0.15, 0.5, 0.75, 2.0
 
 
 def _strongest(pips: Pips, most: int) -> Pips:
@@ -1044,7 +1087,8 @@ def _body_colours(bgr: np.ndarray, faces: list["_Face"], lift: Lift = Lift()) ->
     step around its centre, which lie between the pips of every layout and well inside the die
     (the rings around its pips reach a touching die's body); otherwise the colour found with it
     (in a frame brightened by `lift`)."""
-    out = lift.undone(np.array([f.body for f in faces], np.float32).reshape(-1, 3)).astype(np.float32)
+    places = np.array([f.centre for f in faces], np.float32).reshape(-1, 2)
+    out = lift.undone(np.array([f.body for f in faces], np.float32).reshape(-1, 3), places).astype(np.float32)
     # A face the judge moved keeps the colour found around its pips: its grid, from its own centre,
     # would sample the pips of the die's top face (a black three, moved off two of its pips, was
     # named gray).
@@ -1620,7 +1664,8 @@ def candidate_faces(image: np.ndarray) -> list[tuple["_Face", np.ndarray]]:
     bgr = _as_bgr(image)
     if bgr is None:
         return []
-    regions, pips = _pips_in_shade(bgr) if SHADE_LIFTED else _pips_of(bgr)
+    regions = _regions(bgr)
+    pips = _find_all_pips(bgr, regions)
     candidates = _candidate_faces(bgr, pips, every_one=True)
     return list(zip(candidates, face_features(bgr, pips, candidates)))
 
@@ -1630,13 +1675,12 @@ def candidate_faces(image: np.ndarray) -> list[tuple["_Face", np.ndarray]]:
 REGION_PIXELS = 1_200_000
 
 
-def _regions(bgr: np.ndarray, shade: Shade | None = None) -> list[tuple[int, int, int, int]]:
-    """Boxes (x, y, w, h) of the frame worth reading: the whole of a small image, or around spots
-    (as if brightened by a `shade`)."""
+def _regions(bgr: np.ndarray) -> list[tuple[int, int, int, int]]:
+    """Boxes (x, y, w, h) of the frame worth reading: the whole of a small image, or around spots."""
     h, w = bgr.shape[:2]
     if h * w <= REGION_PIXELS:
         return [(0, 0, w, h)]
-    half = shrunk(bgr, 2) if shade is None else shade.lift(shrunk(bgr, 2), times=2)
+    half = shrunk(bgr, 2)
     dark, light = spot_map(half, PIP_KERNEL // 2 | 1)
     _, mask = cv2.threshold(cv2.max(dark, light), 30, 255, cv2.THRESH_BINARY)
     # Grow each spot by about a die's side (~60 px full size) so whole dice fall inside a box.
@@ -1693,12 +1737,10 @@ def _as_bgr(image: np.ndarray) -> np.ndarray | None:
     return None
 
 
-def _find_all_pips(bgr: np.ndarray, regions: list[tuple[int, int, int, int]] | None = None,
-                   shade: Shade | None = None) -> Pips:
+def _find_all_pips(bgr: np.ndarray, regions: list[tuple[int, int, int, int]] | None = None) -> Pips:
     """Pip candidates of 1.3-15 px radius (dice of about 15-90 px), in the frame's pixels, only
-    inside `regions` (x, y, w, h) when given, as if brightened by a `shade`; at most MAX_PIPS of them."""
-    found = find_pips(bgr, kernel=PIP_KERNEL, threshold=PIP_THRESHOLD, min_area=5, max_area=700, regions=regions,
-                      shade=shade)
+    inside `regions` (x, y, w, h) when given; at most MAX_PIPS of them."""
+    found = find_pips(bgr, kernel=PIP_KERNEL, threshold=PIP_THRESHOLD, min_area=5, max_area=700, regions=regions)
     return _strongest(found, MAX_PIPS)
 
 

@@ -28,7 +28,7 @@ class Pips:
     polarity: np.ndarray  # (n,) DARK or LIGHT (in brightness)
     body: np.ndarray  # (n, 3) BGR colour of the surround
     colour: np.ndarray  # (n, 3) BGR colour of the pip
-    contrast: np.ndarray  # (n,) colour distance pip - surround (as brightened in a shade)
+    contrast: np.ndarray  # (n,) colour distance pip - surround
     roundness: np.ndarray  # (n,) short/long side of the blob's box, 1 for a disc
     spread: np.ndarray  # (n,) spread of the surround relative to the contrast
 
@@ -50,40 +50,6 @@ def sample(image: np.ndarray, xy: np.ndarray) -> np.ndarray:
     np.minimum(np.maximum(x, 0, out=x), w - 1, out=x)
     np.minimum(np.maximum(y, 0, out=y), h - 1, out=y)
     return image[y, x].astype(np.float32)
-
-
-@dataclass(frozen=True)
-class Shade:
-    """How much to brighten each place of a frame to find pips in its shaded parts: gains (float32,
-    at least 1) over a grid of the frame shrunk `every` times; smooth, so a die's pips share one."""
-
-    gains: np.ndarray
-    every: int
-
-    def at(self, xy: np.ndarray) -> np.ndarray:
-        """The gains at points (n, 2) of the frame."""
-        return sample(self.gains, xy / self.every)
-
-    def over(self, x: int, y: int, w: int, h: int, times: int = 1) -> np.ndarray:
-        """The gains over a box of w x h pixels whose first pixel is the frame's (x, y) and each of
-        whose pixels spans `times` of the frame's (a box of the frame shrunk `times` times)."""
-        # Grid point k stands for the frame's pixel k * every: one affine warp of the small grid,
-        # linear between its points.
-        scale = times / self.every
-        warp = np.array([[scale, 0.0, x / self.every], [0.0, scale, y / self.every]])
-        return cv2.warpAffine(self.gains, warp, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                              borderMode=cv2.BORDER_REPLICATE)
-
-    def lift(self, bgr: np.ndarray, x: int = 0, y: int = 0, times: int = 1) -> np.ndarray:
-        """A BGR box of the frame (as `over` places it) brightened by its gains."""
-        # In 8-bit fixed point (gains of 1/64 steps): three times faster than float gains (a
-        # 960x540 box 0.5 ms against 1.7 ms), within two levels of them.
-        gains = cv2.convertScaleAbs(self.over(x, y, bgr.shape[1], bgr.shape[0], times), alpha=LIFT_ONE)
-        return cv2.multiply(bgr, cv2.merge([gains] * 3), scale=1.0 / LIFT_ONE)
-
-
-# A gain of 1 in Shade.lift's fixed point (gains up to 255 / LIFT_ONE = 3.98).
-LIFT_ONE = 64
 
 
 def spot_map(bgr: np.ndarray, kernel: int) -> tuple[np.ndarray, np.ndarray]:
@@ -225,19 +191,17 @@ def _polygon_moments(contours: list[np.ndarray]) -> tuple[np.ndarray, ...]:
 
 
 def find_pips(bgr: np.ndarray, kernel: int, threshold: float, min_area: int, max_area: int,
-              regions: list[tuple[int, int, int, int]] | None = None, shade: Shade | None = None) -> Pips:
+              regions: list[tuple[int, int, int, int]] | None = None) -> Pips:
     """Find pip candidates in a BGR image: round spots, darker or lighter than a uniform surround;
-    only inside `regions` (x, y, w, h) when given, in the image's pixels; where a `shade` is given,
-    as if its shaded places were brightened by its gains (the pips' colours as the image shows them)."""
+    only inside `regions` (x, y, w, h) when given, in the image's pixels."""
     h, w = bgr.shape[:2]
     outlines: tuple[list[np.ndarray], list[np.ndarray]] = ([], [])
     for x, y, rw, rh in regions or [(0, 0, w, h)]:
-        box = bgr[y:y + rh, x:x + rw]
-        maps = spot_map(box if shade is None else shade.lift(box, x, y), kernel)
+        maps = spot_map(bgr[y:y + rh, x:x + rw], kernel)
         for polarity, strength in ((DARK, maps[0]), (LIGHT, maps[1])):
             outlines[polarity].extend(_outlines(_pip_mask(strength, threshold), (x, y)))
     # Every region's outlines are measured in one pass: per-region numpy calls cost more than the maps.
-    found = [_blobs(bgr, outlines[polarity], polarity, threshold, min_area, max_area, shade) for polarity in (DARK, LIGHT)]
+    found = [_blobs(bgr, outlines[polarity], polarity, threshold, min_area, max_area) for polarity in (DARK, LIGHT)]
     return Pips(*(np.concatenate([getattr(p, f) for p in found]) for f in Pips.__dataclass_fields__))
 
 
@@ -253,9 +217,8 @@ _PEAK = cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))
 
 
 def _blobs(bgr: np.ndarray, outlines: list[np.ndarray], polarity: int, threshold: float, min_area: int,
-           max_area: int, shade: Shade | None = None) -> Pips:
-    """Round blobs of one polarity, from their outlines, on a uniform surround; their contrast as
-    brightened by the `shade` where one is given."""
+           max_area: int) -> Pips:
+    """Round blobs of one polarity, from their outlines, on a uniform surround."""
     xy, area, roundness = _shapes(outlines, min_area, max_area)
     keep = roundness > 0.3
     xy, area, roundness = xy[keep], area[keep], roundness[keep]
@@ -267,8 +230,6 @@ def _blobs(bgr: np.ndarray, outlines: list[np.ndarray], polarity: int, threshold
     contrast = np.linalg.norm(centre - body, axis=1)
     ring_dist = np.linalg.norm(ring - body[:, None, :], axis=2)
     spread = np.sort(ring_dist, axis=1)[:, 7] / np.maximum(contrast, 1.0)
-    if shade is not None:
-        contrast *= shade.at(xy)
     good = (contrast > threshold) & (spread < 0.5)
     n = int(good.sum())
     return Pips(

@@ -577,8 +577,8 @@ def test_a_big_photo_is_sized_by_the_faces_the_judge_finds_dice_at(factor, monke
     assert pip_scale(big, dice._first_look(big)) < 0.5
     assert _right(read_dice(big), entry, factor) == 2
     monkeypatch.setattr(dice, "JUDGED_SIDE", None)  # as the reader was: every telling face counts
-    # ... and before pips were looked for in shade: the dark cloth beside the cable counts as shade,
-    # and 2.5 times enlarged, the fours' pips found there then tell the size without the judge.
+    # ... and before a shadowed part of a frame was brightened: the dark cloth beside the cable counts
+    # as shade, and 2.5 times enlarged, the fours' pips brightened there tell the size without the judge.
     monkeypatch.setattr(dice, "SHADE_LIFTED", False)
     assert pip_scale(big, dice._first_look(big)) > 0.9
     assert _right(read_dice(big), entry, factor) == 0
