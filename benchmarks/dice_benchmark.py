@@ -225,7 +225,7 @@ def simulator_frames(count: int, seed: int = 7, **scene_options) -> list[tuple[n
 
     rng = np.random.default_rng(seed)
     frames = []
-    lightings = ("neutral", "warm", "cool", "dim", "bright", "warm-dim", "uneven")
+    lightings = ("neutral", "warm", "cool", "dim", "bright", "warm-dim", "uneven", "leaning")
     backgrounds = ("mat", "wood", "cloth", "plain")
     for k in range(count):
         options = {"lighting": lightings[k % len(lightings)], "background": backgrounds[(k // len(lightings)) % len(backgrounds)]}
@@ -251,7 +251,7 @@ def report_simulator(count: int, score, colour_sets: int = 1) -> None:
         readings.append({"image": f"sim-{k}", "dice": [d.to_dict() for d in dice]})
         truths.append({"image": f"sim-{k}", "dice": truth["dice"], "ignore": truth.get("ignore", [])})
     s = score(truths, readings)
-    print(f"== simulator: {count} frames 1920x1080, 26 dice each (white, gray, black; 7 lightings, 4 tables)")
+    print(f"== simulator: {count} frames 1920x1080, 26 dice each (white, gray, black; 8 lightings, 4 tables)")
     print(f"  end-to-end accuracy {100 * s['end_to_end']:.2f}%  found {s['found']}/{s['true_dice']}, "
           f"false {s['false_dice']}")
     print(f"  median ms per frame {statistics.median(times):.2f}  (p90 {np.percentile(times, 90):.2f}; "

@@ -100,6 +100,9 @@ class Lighting:
     noise: float = 2.5
     # Which pattern of light spots and falloff.
     seed: int = 0
+    # A soft-edged shadow over part of the table (someone leaning over it): the share of the light
+    # it takes away at its core (0 = none).
+    cast: float = 0.0
 
 
 LIGHTINGS: dict[str, Lighting] = {
@@ -110,6 +113,8 @@ LIGHTINGS: dict[str, Lighting] = {
     "bright": Lighting(brightness=1.25, noise=2.0, unevenness=0.2, shadow=0.5),
     "warm-dim": Lighting(brightness=0.6, tint=(0.72, 0.9, 1.08), noise=4.5, unevenness=0.4),
     "uneven": Lighting(unevenness=0.55, shadow=0.55, light_angle=200.0, seed=3),
+    # Someone leaning over the table: a soft shadow over part of it, at 45 % of the light.
+    "leaning": Lighting(cast=0.55, seed=5),
 }
 
 
@@ -777,10 +782,23 @@ def _make_light_map(width: int, height: int, light: Lighting) -> np.ndarray:
     falloff += 0.25 * rng.uniform(-1, 1) * xx + 0.25 * rng.uniform(-1, 1) * yy
     falloff = (falloff - falloff.min()) / max(falloff.max() - falloff.min(), 1e-6)
     gain = 1.0 - light.unevenness * (1.0 - falloff)
+    if light.cast:
+        gain *= 1.0 - light.cast * _cast_shadow(xx, yy, rng)
     gain = cv2.resize(gain.astype(np.float32), (width, height), interpolation=cv2.INTER_CUBIC)
     gain = gain / max(float(gain.max()), 1e-6) * light.brightness
     tint = np.array(light.tint, dtype=np.float32)
     return np.clip(gain[..., None] * tint * 128.0, 0, 255).astype(np.uint8)
+
+
+def _cast_shadow(xx: np.ndarray, yy: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Where a shadow falls over a grid of the table (x, y from -0.5 to 0.5): 1 at its core, 0 in
+    the light, soft between: a broad shape reaching in from one edge, as a person's head and shoulders."""
+    turn = rng.uniform(0.0, 2.0 * np.pi)
+    # Distance into the table from a straight edge, turned at random, and a rounded reach along it.
+    across = np.cos(turn) * xx + np.sin(turn) * yy
+    along = -np.sin(turn) * xx + np.cos(turn) * yy
+    reach = float(rng.uniform(0.3, 0.45)) - 0.6 * along ** 2
+    return 1.0 / (1.0 + np.exp(-(across - (0.5 - reach)) / 0.03))
 
 
 def _add_noise(canvas: np.ndarray, sigma: float, rng: np.random.Generator) -> None:

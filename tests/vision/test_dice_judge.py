@@ -362,7 +362,7 @@ def test_an_unsure_face_off_the_die_the_judge_finds_is_moved_to_that_dies_centre
     assert kept.centre == pytest.approx((100, 100 + off)) and not kept.moved
 
 
-def test_a_moved_face_keeps_the_colour_found_around_its_pips():
+def test_a_moved_face_is_coloured_around_its_new_centre_not_by_its_grid_or_its_pips():
     image = np.full((200, 200, 3), 200, np.uint8)  # a light table
     cv2.rectangle(image, (80, 80), (119, 119), (20, 20, 20), -1)  # a black die
     cv2.circle(image, (100, 100), 4, (245, 245, 245), -1)  # its middle pip
@@ -371,6 +371,10 @@ def test_a_moved_face_keeps_the_colour_found_around_its_pips():
     face = replace(_face(100, 100, 2, size=18.0), body=(20.0, 20.0, 20.0))
     assert min(dice._body_colours(image, [face])[0]) > 150
     assert max(dice._body_colours(image, [replace(face, moved=True)])[0]) < 40
+    # A two fitted across this die's pip and a touching white die's, its pips' colour between the
+    # two dice's, moved onto this die: the die's own black, not the pips' gray.
+    across = replace(_face(100, 100, 1, size=38.0), body=(120.0, 120.0, 120.0), moved=True)
+    assert max(dice._body_colours(image, [across])[0]) < 40
 
 
 def _pips(rows: list[tuple[float, float, float, float, float]]):

@@ -252,3 +252,16 @@ def test_the_throwers_hand_shows_over_the_table_during_a_throw_only():
     during = [skin_share(table.next_frame()[0]) for _ in range(4)]
     after = [skin_share(table.next_frame()[0]) for _ in range(10)]
     assert skin_share(before) < 0.001 and max(during) > 0.008 and after[-1] < 0.001
+
+
+def test_someone_leaning_over_the_table_casts_a_soft_shadow_over_part_of_it():
+    scene = Scene(width=960, height=540, background="plain", lighting=Lighting(cast=0.55, unevenness=0, shadow=0, noise=0, seed=5))
+    image, _ = render(scene)
+    level = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    lit, core = np.percentile(level, 90), np.percentile(level, 2)
+    assert core == pytest.approx(0.45 * lit, rel=0.08)  # 55 % of the light taken away at its core
+    in_shadow = level < 0.7 * lit
+    assert 0.1 < in_shadow.mean() < 0.5  # over part of the table, not all of it
+    # Soft: between the shadow and the light, levels run smoothly (no step of more than a few levels).
+    assert np.abs(np.diff(level, axis=1)).max() < 12 and np.abs(np.diff(level, axis=0)).max() < 12
+    assert "leaning" in LIGHTINGS
