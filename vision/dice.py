@@ -48,7 +48,7 @@ from vision.colour import ColourProfile, default_profile
 from vision.dice_bodies import SHORT_VALUES, Square, body_squares, find_bodies, square_owners, unsized_squares
 from vision.dice_judge import Verdicts, load_judge
 from vision.dice_layout import HALF_SIDE, TOLERANCE, fit_groups
-from vision.dice_pips import RING, Pips, find_pips, sample, shrunk, spot_map
+from vision.dice_pips import Pips, find_pips, sample, shrunk, spot_map
 from vision.dice_scorer import load_scorer
 from vision.dice_values import load_value_reader
 
@@ -1105,7 +1105,7 @@ def _body_colours(bgr: np.ndarray, faces: list["_Face"], lift: Lift = Lift()) ->
     if moved and MOVED_RING:
         centres = np.array([faces[k].centre for k in moved], np.float32)[:, None, :]
         reach = MOVED_RING * np.array([faces[k].size for k in moved], np.float32)[:, None, None]
-        out[moved] = _median(sample(bgr, centres + reach * RING[None]), axis=1)
+        out[moved] = _median(sample(bgr, centres + reach * _RING16[None]), axis=1)
     return out
 
 

@@ -14,9 +14,9 @@ import numpy as np
 
 DARK, LIGHT = 0, 1
 
-# Ring samples around a pip (or a die's centre), as unit offsets (16 directions).
+# Ring samples around a pip, as unit offsets (16 directions).
 _ANGLES = np.linspace(0.0, 2.0 * np.pi, 16, endpoint=False)
-RING = np.stack([np.cos(_ANGLES), np.sin(_ANGLES)], axis=1).astype(np.float32)
+_RING = np.stack([np.cos(_ANGLES), np.sin(_ANGLES)], axis=1).astype(np.float32)
 
 
 @dataclass(frozen=True)
@@ -224,7 +224,7 @@ def _blobs(bgr: np.ndarray, outlines: list[np.ndarray], polarity: int, threshold
     xy, area, roundness = xy[keep], area[keep], roundness[keep]
     radius = np.sqrt(area / np.pi)
     centre = sample(bgr, xy)
-    ring = sample(bgr, xy[:, None, :] + RING[None, :, :] * (1.5 * radius[:, None, None] + 1.0))
+    ring = sample(bgr, xy[:, None, :] + _RING[None, :, :] * (1.5 * radius[:, None, None] + 1.0))
     # Median and 45th percentile of the 16 ring samples, by sorting (numpy's are slow per call).
     body = np.sort(ring, axis=1)[:, 7:9].mean(axis=1)
     contrast = np.linalg.norm(centre - body, axis=1)
