@@ -221,11 +221,12 @@ def report_folder(folder: Path, score) -> dict:
 
 def simulator_frames(count: int, seed: int = 7, **scene_options) -> list[tuple[np.ndarray, dict]]:
     """`count` 1920x1080 simulator frames with 26 dice each, with their truth."""
-    from vision.simulator import random_scene, render_table
+    from vision.simulator import LIGHTINGS, random_scene, render_table
 
     rng = np.random.default_rng(seed)
     frames = []
-    lightings = ("neutral", "warm", "cool", "dim", "bright", "warm-dim", "uneven", "leaning")
+    # Every lighting the simulator makes, in turn (the colour sets count their frames by them too).
+    lightings = tuple(LIGHTINGS)
     backgrounds = ("mat", "wood", "cloth", "plain")
     for k in range(count):
         options = {"lighting": lightings[k % len(lightings)], "background": backgrounds[(k // len(lightings)) % len(backgrounds)]}
@@ -238,6 +239,8 @@ def simulator_frames(count: int, seed: int = 7, **scene_options) -> list[tuple[n
 def report_simulator(count: int, score, colour_sets: int = 1) -> None:
     """Time the reader on 1920x1080 simulator frames of 26 dice; print accuracy and colour errors too."""
     try:
+        from vision.simulator import LIGHTINGS
+
         frames = simulator_frames(count)
     except ImportError as error:
         print(f"== simulator: not available ({error}); no 1920x1080 timing.")
@@ -251,7 +254,7 @@ def report_simulator(count: int, score, colour_sets: int = 1) -> None:
         readings.append({"image": f"sim-{k}", "dice": [d.to_dict() for d in dice]})
         truths.append({"image": f"sim-{k}", "dice": truth["dice"], "ignore": truth.get("ignore", [])})
     s = score(truths, readings)
-    print(f"== simulator: {count} frames 1920x1080, 26 dice each (white, gray, black; 8 lightings, 4 tables)")
+    print(f"== simulator: {count} frames 1920x1080, 26 dice each (white, gray, black; {len(LIGHTINGS)} lightings, 4 tables)")
     print(f"  end-to-end accuracy {100 * s['end_to_end']:.2f}%  found {s['found']}/{s['true_dice']}, "
           f"false {s['false_dice']}")
     print(f"  median ms per frame {statistics.median(times):.2f}  (p90 {np.percentile(times, 90):.2f}; "

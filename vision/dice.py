@@ -312,8 +312,10 @@ class Lift(NamedTuple):
 
     def undone(self, colours: np.ndarray, places: np.ndarray | None = None) -> np.ndarray:
         """Colours (n, 3) found in the reader's frame as the camera saw them; `places` (n, 2), in
-        the frame's pixels, tell where, which counts where it was brightened place by place."""
-        if self.shade is not None and places is not None:
+        the frame's pixels, tell where (needed where it was brightened place by place)."""
+        if self.shade is not None:
+            if places is None:
+                raise ValueError("a frame brightened place by place gives its colours back only at their places")
             colours = colours / self.shade.at(places)[:, None]
         return colours / self.gain + self.black
 

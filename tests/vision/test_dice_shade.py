@@ -73,3 +73,9 @@ def test_shadowed_photos_are_read_nearly_as_well_as_the_originals(monkeypatch):
     _, as_they_are, _ = _right_as_shot_and_changed(shadowed, every=1)
     # Measured: 1047 of 1063 right shadowed, 1027 with the shade left as it is, 1059 as shot.
     assert brightened >= own - 0.02 * dice_there > as_they_are, (own, brightened, as_they_are)
+
+
+def test_colours_of_a_shaded_frame_are_not_given_back_without_their_places():
+    _, lift = shaded(_half_shaded_table(), Lift())
+    with pytest.raises(ValueError):
+        lift.undone(np.array([[100.0, 100.0, 100.0]], np.float32))
