@@ -292,6 +292,30 @@ def report_things(count: int, score) -> None:
     print(f"  dice among things   {s['value_right']}/{s['true_dice']} read right")
 
 
+def report_patterned(count: int, score) -> None:
+    """False dice and dice read right on patterned tables whose marks look like pips (dotted cloth,
+    perforated metal, mesh), in `count` seeded 1280x720 frames of 8 dice of every colour."""
+    from vision.simulator import BODY_COLOURS, LIGHTINGS, PATTERNS, patterned_table, random_scene, render_table
+
+    lightings = list(LIGHTINGS)
+    truths, readings = [], []
+    false_by_kind = {kind: 0 for kind in PATTERNS}
+    for k in range(count):
+        rng = np.random.default_rng(900 + k)
+        kind, side = PATTERNS[k % len(PATTERNS)], float(rng.uniform(26, 44))
+        scene = random_scene(rng, dice=8, width=1280, height=720, die_size=side, colours=tuple(BODY_COLOURS),
+                             lighting=lightings[k % len(lightings)],
+                             background=patterned_table(rng, kind, 1280, 720, side))
+        image, truth = render_table(scene, rng)
+        truths.append({"image": f"patterned-{k}", "dice": truth["dice"], "ignore": []})
+        readings.append({"image": f"patterned-{k}", "dice": [d.to_dict() for d in read_dice(image)]})
+        false_by_kind[kind] += score(truths[-1:], readings[-1:])["false_dice"]
+    s = score(truths, readings)
+    print(f"== patterned tables: {count} frames of 8 dice on {', '.join(PATTERNS)} (1280x720)")
+    print(f"  false dice          {s['false_dice']}: " + ", ".join(f"{kind} {n}" for kind, n in false_by_kind.items()))
+    print(f"  dice read right     {s['value_right']}/{s['true_dice']}")
+
+
 def report_colours(count: int, sets: int = 1) -> None:
     """White / gray / black: colour errors with the built-in profile and with one learned per table,
     over `sets` seeded sets of frames (each: every table under every lighting)."""
@@ -430,6 +454,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-sim", action="store_true", help="skip the simulator frames")
     parser.add_argument("--things", type=int, default=20,
                         help="simulator frames of things that are not dice, alone and among dice (default 20 each)")
+    parser.add_argument("--patterned", type=int, default=12,
+                        help="simulator frames of dice on dotted, perforated and mesh tables (default 12)")
     parser.add_argument("--colour-sets", type=int, default=1,
                         help="seeded sets of simulator frames for the colour errors (default 1)")
     parser.add_argument("--scales", type=_scales, default=[],
@@ -453,6 +479,8 @@ def main(argv: list[str] | None = None) -> int:
         report_simulator(args.sim, score, args.colour_sets)
         if args.things:
             report_things(args.things, score)
+        if args.patterned:
+            report_patterned(args.patterned, score)
     return 0
 
 

@@ -495,6 +495,118 @@ def _first_look(bgr: np.ndarray) -> _Look:
     return _Look(whole, pips, candidates, chosen)
 
 
+def _lattice_pips(pips: Pips) -> np.ndarray:
+    """Which pips lie in rows of LATTICE_RUN or more alike pips, evenly spaced, running two ways or
+    more: the marks of a patterned table (a dotted cloth, a perforated tray, a mesh). No die shows
+    such rows: a face's rows hold three pips at most, and the next die's pips lie off their spacing
+    (the two borders between them are wider than a pip gap)."""
+    lattice = np.zeros(len(pips), bool)
+    if len(pips) < LATTICE_LEAST:
+        return lattice
+    start, end = _nearest_alike(pips, LATTICE_NEIGHBOURS)
+    if len(start) < LATTICE_MARKS:
+        return lattice
+    step = pips.xy[end] - pips.xy[start]
+    continued = _continued_steps(start, end, step, len(pips))
+    # Chains of LATTICE_RUN - 1 steps, each continuing the one before: rows of LATTICE_RUN pips.
+    chain = [np.flatnonzero(continued >= 0)]
+    for _ in range(LATTICE_RUN - 2):
+        onward = continued[chain[-1]]
+        chain = [c[onward >= 0] for c in chain] + [onward[onward >= 0]]
+    if len(chain[0]) < LATTICE_MARKS:
+        return lattice
+    rows = np.stack([start[chain[0]]] + [end[c] for c in chain], axis=1)
+    # Each row's direction as a doubled angle: a row and its reverse agree, rows across each other cancel.
+    x, y = step[chain[0]].T
+    length = x * x + y * y
+    held = rows.ravel()
+    rows_held = np.bincount(held, minlength=len(pips))
+    cos = np.bincount(held, np.repeat((x * x - y * y) / length, LATTICE_RUN), minlength=len(pips))
+    sin = np.bincount(held, np.repeat(2 * x * y / length, LATTICE_RUN), minlength=len(pips))
+    lattice = (rows_held > 0) & (np.hypot(cos, sin) < LATTICE_ONE_WAY * rows_held)
+    # A table's pattern holds many marks; a few dice touching in a row or a heap may line up a few.
+    a, b = rows[:, :-1].ravel(), rows[:, 1:].ravel()
+    joined = lattice[a] & lattice[b]
+    for part in _components(len(pips), a[joined], b[joined]):
+        if len(part) < LATTICE_MARKS:
+            lattice[part] = False
+    return lattice
+
+
+def _nearest_alike(pips: Pips, most: int) -> tuple[np.ndarray, np.ndarray]:
+    """Steps (start, end; in order of start) from each pip to its `most` nearest alike pips (one
+    polarity, radii within LATTICE_ALIKE times), at most LATTICE_REACH of either's radius away."""
+    reach = LATTICE_REACH * pips.radius
+    # Pairs are looked for in a grid of cells as wide as most pips' reach, or, where marks are
+    # crowded (thousands of a fine mesh), a few times their mean spacing: pairs grow with the square
+    # of the marks a cell holds.
+    span = np.ptp(pips.xy, axis=0) + 1.0
+    cell = min(float(np.percentile(reach, 75)), LATTICE_CROWDED * float(np.sqrt(span[0] * span[1] / len(pips))))
+    i, j = _pairs_within(pips.xy, cell)
+    gap = np.hypot(*(pips.xy[i] - pips.xy[j]).T)
+    r_i, r_j = pips.radius[i], pips.radius[j]
+    ok = ((pips.polarity[i] == pips.polarity[j]) & (np.maximum(r_i, r_j) < LATTICE_ALIKE * np.minimum(r_i, r_j))
+          & (gap < np.minimum(np.minimum(reach[i], reach[j]), cell)))
+    start, end, gap = np.r_[i[ok], j[ok]], np.r_[j[ok], i[ok]], np.r_[gap[ok], gap[ok]]
+    # Each pip's partners ranked by distance.
+    order = np.lexsort((gap, start))
+    start, end = start[order], end[order]
+    near = np.arange(len(start)) - np.searchsorted(start, start) < most
+    return start[near], end[near]
+
+
+def _pairs_within(xy: np.ndarray, cell: float) -> tuple[np.ndarray, np.ndarray]:
+    """Index pairs (i, j) of points in the same or neighbouring cells of a grid of `cell` pixels,
+    each pair once: every pair nearer than `cell`, among a few farther ones."""
+    column = (xy[:, 0] // cell).astype(np.intp) + 1
+    row = (xy[:, 1] // cell).astype(np.intp)
+    # Columns start at 1 and the grid is two wider than the last, so a cell's neighbours never wrap.
+    width = int(column.max()) + 2
+    key = row * width + column
+    order = np.argsort(key, kind="stable")
+    sorted_keys = key[order]
+    # The cell itself and the four neighbours after it: each pair of cells is visited once.
+    target = (key[:, None] + np.array([0, 1, width - 1, width, width + 1])).ravel()
+    low = np.searchsorted(sorted_keys, target, side="left")
+    count = np.searchsorted(sorted_keys, target, side="right") - low
+    first = np.repeat(np.arange(len(target)) // 5, count)
+    second = order[np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count) + np.repeat(low, count)]
+    # Within one cell, each pair once and no point with itself.
+    same = np.repeat(np.arange(len(target)) % 5 == 0, count)
+    keep = ~same | (first < second)
+    return first[keep], second[keep]
+
+
+def _continued_steps(start: np.ndarray, end: np.ndarray, step: np.ndarray, n: int) -> np.ndarray:
+    """For each step between pips (in order of start), the step from its end that goes on the same
+    way and as far (within LATTICE_SLACK of its length); -1 where none does."""
+    first = np.searchsorted(start, np.arange(n))
+    leaving = np.bincount(start, minlength=n)[end]
+    each = np.repeat(np.arange(len(start)), leaving)
+    onward = np.arange(leaving.sum()) - np.repeat(np.cumsum(leaving) - leaving, leaving) + np.repeat(first[end], leaving)
+    miss = step[onward] - step[each]
+    length = step[each]
+    same_way = (miss * miss).sum(axis=1) < LATTICE_SLACK ** 2 * (length * length).sum(axis=1)
+    continued = np.full(len(start), -1)
+    continued[each[same_way]] = onward[same_way]
+    return continued
+
+
+# A pip in rows of LATTICE_RUN evenly spaced alike pips (each step within LATTICE_SLACK of the
+# last's length of it), whose rows' directions (doubled angles) average under LATTICE_ONE_WAY, runs
+# two ways: it is a patterned table's mark, not a die's pip, and is left out of the reading.
+LATTICE_RUN, LATTICE_SLACK, LATTICE_ONE_WAY = 4, 0.16, 0.9
+# Marks of one pattern (joined by their rows) number at least this many.
+LATTICE_MARKS = 12
+# Rows are followed between each pip and its LATTICE_NEIGHBOURS nearest alike pips (one polarity,
+# radii within LATTICE_ALIKE times), at most LATTICE_REACH of its radii away (a sparse cloth's dots
+# lie farther apart than a die's pips ever do), in frames of LATTICE_LEAST pips or more.
+LATTICE_NEIGHBOURS, LATTICE_ALIKE, LATTICE_REACH, LATTICE_LEAST = 6, 1.5, 30.0, 24
+# Where marks crowd, pairs are looked for within this many times their mean spacing.
+LATTICE_CROWDED = 3.0
+LATTICES_DROPPED = True
+
+
 def _strongest(pips: Pips, most: int) -> Pips:
     """At most `most` pips, those of the highest contrast, in their order: pairing pips costs memory
     and time with the square of their number, and a frame holding thousands (noise, a dotted
@@ -1755,15 +1867,17 @@ def _find_all_pips(bgr: np.ndarray, regions: list[tuple[int, int, int, int]] | N
     """Pip candidates of 1.3-15 px radius (dice of about 15-90 px), in the frame's pixels, only
     inside `regions` (x, y, w, h) when given; at most MAX_PIPS of them."""
     found = find_pips(bgr, kernel=PIP_KERNEL, threshold=PIP_THRESHOLD, min_area=5, max_area=700, regions=regions)
-    return _strongest(found, MAX_PIPS)
+    # A patterned table's marks go first: kept among the strongest, they would crowd out the dice's pips.
+    return _strongest(found.take(~_lattice_pips(found)) if LATTICES_DROPPED else found, MAX_PIPS)
 
 
-def _faces(bgr: np.ndarray, pips: Pips) -> list[np.ndarray]:
-    """Groups of pip indices joined by pairs that lie on one face (connected components)."""
+def _faces(bgr: np.ndarray, pips: Pips, pairs: tuple[np.ndarray, np.ndarray] | None = None) -> list[np.ndarray]:
+    """Groups of pip indices joined by pairs that lie on one face (connected components), among the
+    candidate pairs (found unless given)."""
     n = len(pips)
     if n == 0:
         return []
-    i, j = _candidate_pairs(pips)
+    i, j = pairs if pairs is not None else _candidate_pairs(pips)
     joined = _same_face(bgr, pips, i, j)
     return _components(n, i[joined], j[joined])
 
@@ -1868,13 +1982,15 @@ class _Face:
         return 2.0 * HALF_SIDE * self.step
 
 
-def _candidate_faces(bgr: np.ndarray, pips: Pips, every_one: bool = False) -> list[_Face]:
+def _candidate_faces(bgr: np.ndarray, pips: Pips, every_one: bool = False,
+                     pairs: tuple[np.ndarray, np.ndarray] | None = None) -> list[_Face]:
     """Every face the pip groups hold: fitted layouts of 2-6 pips, and lone pips that look like ones
-    (with `every_one`, also pips already in a layout, for the face scorer to choose between)."""
+    (with `every_one`, also pips already in a layout, for the face scorer to choose between); the
+    pips' candidate pairs are found unless given."""
     faces: list[_Face] = []
     lone: list[int] = []
     shapes = _PipShapes.of(pips)
-    groups = _faces(bgr, pips)
+    groups = _faces(bgr, pips, pairs)
     # A group of more pips than a heap of dice shows is a pattern (a dotted cloth, a perforated
     # board): its pips are neither fitted (the fitting grows with the cube of a group's size) nor ones.
     pattern = np.zeros(len(pips), bool)

@@ -877,6 +877,60 @@ def _make_table(kind: str, width: int, height: int, colour, seed: int) -> np.nda
     return np.clip(base + shade[..., None], 0, 255).astype(np.uint8)
 
 
+# Patterned tables whose marks are pip-sized and spaced like pips: a polka-dot cloth, a perforated
+# metal tray, a wire mesh or grille. Every small part of them can look like a die's face.
+PATTERNS = ("dots", "holes", "mesh")
+
+
+def patterned_table(rng: np.random.Generator, kind: str, width: int, height: int, die_side: float) -> np.ndarray:
+    """A picture of a patterned table (a background for random_scene) whose marks are sized and
+    spaced by `die_side`: dots, holes or mesh (PATTERNS), at a random turn, scale and colours."""
+    if kind not in PATTERNS:
+        raise ValueError(f"unknown pattern {kind!r}; known ones are {', '.join(PATTERNS)}")
+    yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
+    turn = rng.uniform(0, np.pi / 2)
+    u = xx * math.cos(turn) + yy * math.sin(turn)
+    v = yy * math.cos(turn) - xx * math.sin(turn)
+    if kind == "mesh":
+        step = die_side * rng.uniform(0.2, 0.6)
+        wire = step * rng.uniform(0.2, 0.5) / 2
+        near = np.minimum(_off_lattice(u, step), _off_lattice(v, step))
+        cover = np.clip(wire - near + 0.5, 0, 1)
+        ground, mark = _mark_colours(rng, dark_marks=False)
+    else:
+        step = die_side * (rng.uniform(0.25, 1.2) if kind == "dots" else rng.uniform(0.22, 0.6))
+        radius = min(die_side * rng.uniform(0.06, 0.16), 0.4 * step)
+        near = _to_dot_lattice(u, v, step, hexagonal=bool(rng.random() < 0.5))
+        cover = np.clip(radius - near + 0.5, 0, 1)
+        ground, mark = _mark_colours(rng, dark_marks=kind == "holes" or rng.random() < 0.6)
+    picture = ground + cover[..., None] * (mark - ground)
+    picture += (_smooth_noise(rng, width, height, 8) * 8.0 + _fine_noise(rng, width, height, (1, 1)) * 3.0)[..., None]
+    return np.clip(picture, 0, 255).astype(np.uint8)
+
+
+def _off_lattice(u: np.ndarray, step: float) -> np.ndarray:
+    """Each coordinate's distance to the nearest multiple of `step`."""
+    return np.abs(u - step * np.round(u / step))
+
+
+def _to_dot_lattice(u: np.ndarray, v: np.ndarray, step: float, hexagonal: bool) -> np.ndarray:
+    """Each point's distance to the nearest point of a square or hexagonal lattice of `step`."""
+    if not hexagonal:
+        return np.hypot(_off_lattice(u, step), _off_lattice(v, step))
+    # A hexagonal lattice is two rectangular ones (step x step*sqrt(3)), the second offset by half.
+    row = step * math.sqrt(3)
+    first = np.hypot(_off_lattice(u, step), _off_lattice(v, row))
+    second = np.hypot(_off_lattice(u + step / 2, step), _off_lattice(v + row / 2, row))
+    return np.minimum(first, second)
+
+
+def _mark_colours(rng: np.random.Generator, dark_marks: bool) -> tuple[np.ndarray, np.ndarray]:
+    """A ground and a mark colour (BGR float) that stand apart: dark marks on light, or light on dark."""
+    light = rng.uniform(150, 245) * rng.uniform(0.7, 1.0, 3)
+    dark = rng.uniform(10, 90) * rng.uniform(0.5, 1.0, 3)
+    return (light, dark) if dark_marks else (dark, light)
+
+
 def _smooth_noise(rng: np.random.Generator, width: int, height: int, cells: int) -> np.ndarray:
     """Low-frequency noise in [-1, 1], `cells` blobs across the frame."""
     small = rng.uniform(-1, 1, (max(2, cells * height // width), cells)).astype(np.float32)

@@ -165,3 +165,15 @@ def test_things_that_are_not_dice_are_counted_by_kind(capsys):
     assert sum(seen) == 20 and len(counts) == 7
     assert sum(on_each) <= int(false.split()[2])
     assert next(line for line in lines if "dice among things" in line).split()[-3].endswith("/10")
+
+
+def test_false_dice_on_patterned_tables_are_counted_by_pattern(capsys):
+    bench = _benchmark()
+    bench.report_patterned(3, bench.load_scorer())
+    lines = capsys.readouterr().out.splitlines()
+    false = next(line for line in lines if "false dice" in line)
+    by_pattern = dict(part.split() for part in false.split(": ", 1)[1].split(", "))
+    # Three frames, one of each pattern: each pattern's false dice counted, together the total.
+    assert set(by_pattern) == {"dots", "holes", "mesh"}
+    assert sum(int(n) for n in by_pattern.values()) == int(false.split()[2].rstrip(":"))
+    assert next(line for line in lines if "dice read right" in line).split()[-1].endswith("/24")

@@ -8,7 +8,7 @@ import pytest
 
 from vision.simulator import (
     BLANK_CLUTTER, BODY_COLOURS, CLUTTER_KINDS, MARKED_CLUTTER, MARKS, DieSpec, LIGHTINGS, Lighting, Scene, SimTable,
-    Thing, random_scene, render_table, with_lighting,
+    PATTERNS, Thing, patterned_table, random_scene, render_table, with_lighting,
 )
 
 EVEN = Lighting(unevenness=0.0, shadow=0.0, noise=0.0)
@@ -265,3 +265,26 @@ def test_someone_leaning_over_the_table_casts_a_soft_shadow_over_part_of_it():
     # Soft: between the shadow and the light, levels run smoothly (no step of more than a few levels).
     assert np.abs(np.diff(level, axis=1)).max() < 12 and np.abs(np.diff(level, axis=0)).max() < 12
     assert "leaning" in LIGHTINGS
+
+
+@pytest.mark.parametrize("kind", PATTERNS)
+def test_a_patterned_table_repeats_pip_sized_marks_at_the_spacing_of_a_die(kind):
+    side = 40.0
+    picture = patterned_table(np.random.default_rng(3), kind, 640, 360, side)
+    assert picture.shape == (360, 640, 3) and picture.dtype == np.uint8
+    level = cv2.cvtColor(picture, cv2.COLOR_BGR2GRAY)
+    _, split = cv2.threshold(level, 0, 1, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    # The marks are the class in many pieces (the ground, or a mesh's wires, is one).
+    count, _, stats, _ = max((cv2.connectedComponentsWithStats(m) for m in (split, 1 - split)), key=lambda c: c[0])
+    areas = stats[1:, cv2.CC_STAT_AREA]
+    if kind == "mesh":
+        assert count > 100  # the holes between the wires
+    else:
+        # Many marks, each about a pip's size (0.06-0.16 of the die's side in radius).
+        assert count > 100
+        assert np.pi * (0.04 * side) ** 2 < np.median(areas) < np.pi * (0.2 * side) ** 2
+
+
+def test_an_unknown_pattern_is_refused_with_the_known_ones():
+    with pytest.raises(ValueError, match="dots, holes, mesh"):
+        patterned_table(np.random.default_rng(0), "stripes", 100, 100, 30.0)
