@@ -1,7 +1,7 @@
 """Benchmark the dice reader: accuracy and speed on labelled photo folders and on simulator frames.
 
 usage: python3 benchmarks/dice_benchmark.py [FOLDER_WITH_truth.json ...] [--sim N] [--no-sim]
-       [--scales 0.5,1.5,3] [--looks warm,cool,dark,bright,flat,noisy,jpeg,blurred]
+       [--scales 0.5,1.5,3] [--looks warm,cool,dark,bright,flat,noisy,jpeg,blurred] [--things N] [--patterned N]
 Without folders it measures both sets in ../shared/data/dice. Runs on ONE core
 (cv2.setNumThreads(1)). Matching is the scorer's (../shared/tools/score_dice.py): a reading matches
 a true die when its centre lies inside the true box with 15% slack, each true die matched once.
