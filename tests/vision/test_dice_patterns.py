@@ -51,6 +51,19 @@ def test_a_lattice_is_found_among_other_pips():
     assert lattice[:36].all() and not lattice[36:].any()
 
 
+def test_a_mark_that_three_rows_of_marks_run_on_from_is_a_mark_too():
+    # Pip 0 and the steps 0 -> 1 -> 4, 0 -> 2 -> 5, 0 -> 3 -> 6: pips 1-6 are marks of a pattern;
+    # pip 0 (its own rows missed by the finder) is one of them once three rows run on from it.
+    start = np.array([0, 0, 0, 1, 2, 3])
+    end = np.array([1, 2, 3, 4, 5, 6])
+    continued = np.array([3, 4, 5, -1, -1, -1])
+    marks = np.array([False, True, True, True, True, True, True])
+    assert dice._on_lattice_rows(start, end, continued, marks)[0]
+    # Two rows are not enough; nor three whose second mark is not a mark.
+    assert not dice._on_lattice_rows(start, end, np.array([3, 4, -1, -1, -1, -1]), marks)[0]
+    assert not dice._on_lattice_rows(start, end, continued, marks & (np.arange(7) != 6))[0]
+
+
 def _lattice(points: np.ndarray) -> np.ndarray:
     """Which of these alike pips the reader takes for a patterned table's marks."""
     return dice._lattice_pips(_pips_at(points))
