@@ -1879,19 +1879,19 @@ def _as_bgr(image: np.ndarray) -> np.ndarray | None:
 
 def _find_all_pips(bgr: np.ndarray, regions: list[tuple[int, int, int, int]] | None = None) -> Pips:
     """Pip candidates of 1.3-15 px radius (dice of about 15-90 px), in the frame's pixels, only
-    inside `regions` (x, y, w, h) when given; at most MAX_PIPS of them."""
+    inside `regions` (x, y, w, h) when given; at most MAX_PIPS of them, and none of a patterned
+    table's marks (_lattice_pips)."""
     found = find_pips(bgr, kernel=PIP_KERNEL, threshold=PIP_THRESHOLD, min_area=5, max_area=700, regions=regions)
     # A patterned table's marks go first: kept among the strongest, they would crowd out the dice's pips.
     return _strongest(found.take(~_lattice_pips(found)) if LATTICES_DROPPED else found, MAX_PIPS)
 
 
-def _faces(bgr: np.ndarray, pips: Pips, pairs: tuple[np.ndarray, np.ndarray] | None = None) -> list[np.ndarray]:
-    """Groups of pip indices joined by pairs that lie on one face (connected components), among the
-    candidate pairs (found unless given)."""
+def _faces(bgr: np.ndarray, pips: Pips) -> list[np.ndarray]:
+    """Groups of pip indices joined by pairs that lie on one face (connected components)."""
     n = len(pips)
     if n == 0:
         return []
-    i, j = pairs if pairs is not None else _candidate_pairs(pips)
+    i, j = _candidate_pairs(pips)
     joined = _same_face(bgr, pips, i, j)
     return _components(n, i[joined], j[joined])
 
@@ -1996,15 +1996,13 @@ class _Face:
         return 2.0 * HALF_SIDE * self.step
 
 
-def _candidate_faces(bgr: np.ndarray, pips: Pips, every_one: bool = False,
-                     pairs: tuple[np.ndarray, np.ndarray] | None = None) -> list[_Face]:
+def _candidate_faces(bgr: np.ndarray, pips: Pips, every_one: bool = False) -> list[_Face]:
     """Every face the pip groups hold: fitted layouts of 2-6 pips, and lone pips that look like ones
-    (with `every_one`, also pips already in a layout, for the face scorer to choose between); the
-    pips' candidate pairs are found unless given."""
+    (with `every_one`, also pips already in a layout, for the face scorer to choose between)."""
     faces: list[_Face] = []
     lone: list[int] = []
     shapes = _PipShapes.of(pips)
-    groups = _faces(bgr, pips, pairs)
+    groups = _faces(bgr, pips)
     # A group of more pips than a heap of dice shows is a pattern (a dotted cloth, a perforated
     # board): its pips are neither fitted (the fitting grows with the cube of a group's size) nor ones.
     pattern = np.zeros(len(pips), bool)

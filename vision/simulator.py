@@ -2,7 +2,7 @@
 
 `render_table(scene, rng) -> (image, truth)` draws what a camera 60-80 cm over a table would see:
 a mat, wood or cloth (or a given picture such as the printed mat, optionally through a
-homography), uneven and tinted light, soft shadows, dice with rounded corners, side faces (with
+homography, or a patterned table from `patterned_table`: a dotted cloth, a perforated tray, a mesh), uneven and tinted light, soft shadows, dice with rounded corners, side faces (with
 their pips) from perspective and concave pips on top, things that are not dice (blank cubes,
 tokens, beads, cards; dice of other kinds, with numbers, and keyboard keys), hands, then blur,
 sensor noise and optional JPEG artefacts. `random_scene` places dice of chosen colours at random
