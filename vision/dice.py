@@ -1883,7 +1883,8 @@ def _find_all_pips(bgr: np.ndarray, regions: list[tuple[int, int, int, int]] | N
     table's marks (_lattice_pips)."""
     found = find_pips(bgr, kernel=PIP_KERNEL, threshold=PIP_THRESHOLD, min_area=5, max_area=700, regions=regions)
     # A patterned table's marks go first: kept among the strongest, they would crowd out the dice's pips.
-    return _strongest(found.take(~_lattice_pips(found)) if LATTICES_DROPPED else found, MAX_PIPS)
+    marks = _lattice_pips(found) if LATTICES_DROPPED else np.zeros(0, bool)
+    return _strongest(found.take(~marks) if marks.any() else found, MAX_PIPS)
 
 
 def _faces(bgr: np.ndarray, pips: Pips) -> list[np.ndarray]:
