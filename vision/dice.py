@@ -579,11 +579,16 @@ def _pairs_within(xy: np.ndarray, cell: float) -> tuple[np.ndarray, np.ndarray]:
     low = np.searchsorted(sorted_keys, target, side="left")
     count = np.searchsorted(sorted_keys, target, side="right") - low
     first = np.repeat(np.arange(len(target)) // 5, count)
-    second = order[np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count) + np.repeat(low, count)]
+    second = order[_runs_of(low, count)]
     # Within one cell, each pair once and no point with itself.
     same = np.repeat(np.arange(len(target)) % 5 == 0, count)
     keep = ~same | (first < second)
     return first[keep], second[keep]
+
+
+def _runs_of(low: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """The indices low[k], low[k] + 1, ... (count[k] of them) for every k, one run after another."""
+    return np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count) + np.repeat(low, count)
 
 
 def _continued_steps(start: np.ndarray, end: np.ndarray, step: np.ndarray, n: int) -> np.ndarray:
@@ -592,7 +597,7 @@ def _continued_steps(start: np.ndarray, end: np.ndarray, step: np.ndarray, n: in
     first = np.searchsorted(start, np.arange(n))
     leaving = np.bincount(start, minlength=n)[end]
     each = np.repeat(np.arange(len(start)), leaving)
-    onward = np.arange(leaving.sum()) - np.repeat(np.cumsum(leaving) - leaving, leaving) + np.repeat(first[end], leaving)
+    onward = _runs_of(first[end], leaving)
     miss = step[onward] - step[each]
     length = step[each]
     same_way = (miss * miss).sum(axis=1) < LATTICE_SLACK ** 2 * (length * length).sum(axis=1)
@@ -1942,7 +1947,7 @@ def _near_pairs(x: np.ndarray, reach: np.ndarray) -> tuple[np.ndarray, np.ndarra
     counts = np.maximum(np.searchsorted(xs, xs + reach[order], side="left") - start, 0)
     first = np.repeat(np.arange(n), counts)
     # The k-th partner of each point is the k-th point after it in order of x.
-    second = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts) + np.repeat(start, counts)
+    second = _runs_of(start, counts)
     a, b = order[first], order[second]
     return np.minimum(a, b), np.maximum(a, b)
 
