@@ -5,7 +5,8 @@ How it reads (pip-first, so it works for any body colour with contrasting pips):
    pips at full size (a table is mostly empty), and their pips are then joined, fitted and judged
    over the whole frame in one pass (per-region passes cost more than the pixel work);
 2. find pips: small round spots, darker or lighter than a plain surround, in any colour channel
-   (vision/dice_pips.py);
+   (vision/dice_pips.py); a patterned table's marks (rows of evenly spaced alike pips running two
+   ways) are left out;
 3. join pips that may share a face: alike in size and polarity, near enough, on alike body colour,
    with body colour (not a gap between touching dice) on the path between them;
 4. fit die faces to each group: two pips at opposite corners fix a 3x3 grid, and every pip inside
@@ -29,10 +30,13 @@ How it reads (pip-first, so it works for any body colour with contrasting pips):
    of every die the reader is not sure of (unsure faces, bodies, the judge's dice) from a patch
    just wider than the die: faint, small or red-on-dark pips that the pip stages miss or misplace.
    Its value replaces the others' where it is sure; without the model file theirs stand;
-9. each die is read once: a face straight below another whose pips both look flattened is its
+9. in a frame that shows a patterned table (marks left out, or more pips than dice show), a reading
+   whose place repeats itself one step of the pattern away and back, two ways, is the pattern
+   (vision/dice_repeats.py);
+10. each die is read once: a face straight below another whose pips both look flattened is its
    die's front face seen from a tilted camera, and of two readings nearer than a die allows, the
    surer stands;
-10. the body colour around the pips is named by the colour profile, compared with the table
+11. the body colour around the pips is named by the colour profile, compared with the table
    beside the die when the profile knows the table's colour (vision/colour.py).
 """
 
@@ -49,6 +53,7 @@ from vision.dice_bodies import SHORT_VALUES, Square, body_squares, find_bodies, 
 from vision.dice_judge import Verdicts, load_judge
 from vision.dice_layout import HALF_SIDE, TOLERANCE, fit_groups
 from vision.dice_pips import Pips, find_pips, sample, shrunk, spot_map
+from vision.dice_repeats import patterned
 from vision.dice_scorer import load_scorer
 from vision.dice_values import load_value_reader
 
@@ -141,6 +146,8 @@ def _read(image: np.ndarray, profile: ColourProfile | None = None, factor: float
         faces = _judged_faces(frame, faces, candidates, squares, look.pips)
     if _VALUES is not None:
         faces = _valued_faces(frame, faces, candidates)
+    if PATTERNS_CHECKED and look.mark_spacing:
+        faces = _off_pattern(frame, faces, look.mark_spacing)
     faces = _each_die_once(_without_front_faces(faces, look.pips))
     if not faces:
         return [], following
@@ -468,12 +475,14 @@ SHADE_EVERY, SHADE_SPAN, SHADED, SHADE_REFERENCE, SHADE_GAIN = 8, 0.15, 0.5, 0.7
 @dataclass(frozen=True)
 class _Look:
     """The pip-first reading of a frame: whether it covered the whole frame, its pips, every
-    candidate face, and the faces chosen among them."""
+    candidate face, the faces chosen among them, and the spacing of the marks of the patterned
+    table it shows (0 where it shows none)."""
 
     whole: bool
     pips: Pips
     candidates: list
     chosen: list
+    mark_spacing: float = 0.0
 
 
 def _first_look(bgr: np.ndarray) -> _Look:
@@ -482,7 +491,7 @@ def _first_look(bgr: np.ndarray) -> _Look:
     whole = regions == [(0, 0, bgr.shape[1], bgr.shape[0])]
     # Pips are found region by region, but faces are fitted and judged over the whole frame at once:
     # one pass costs far less than one per region, and the frame's typical die size is surer.
-    pips = _find_all_pips(bgr, regions)
+    pips, mark_spacing = _find_all_pips(bgr, regions)
     candidates = _candidate_faces(bgr, pips, every_one=_SCORER is not None)
     if _SCORER is not None:
         candidates = [f for f in candidates if f.value > 1 or not _cut_off(bgr.shape, f)]
@@ -492,7 +501,7 @@ def _first_look(bgr: np.ndarray) -> _Look:
     else:
         plain = _plain_shares(bgr, candidates) >= PLAIN_SHARE
         chosen = _frontal_faces(pips, [f for f, ok in zip(candidates, plain) if ok])
-    return _Look(whole, pips, candidates, chosen)
+    return _Look(whole, pips, candidates, chosen, mark_spacing)
 
 
 def _lattice_pips(pips: Pips) -> np.ndarray:
@@ -626,6 +635,21 @@ LATTICE_MET = 3
 LATTICES_DROPPED = True
 
 
+def _off_pattern(bgr: np.ndarray, faces: list["_Face"], mark_spacing: float) -> list["_Face"]:
+    """The faces that do not lie on a repeating pattern (vision.dice_repeats), in a frame whose
+    marks `mark_spacing` px apart showed a patterned table."""
+    on_pattern = patterned(bgr, [f.centre for f in faces], [f.size for f in faces], mark_spacing)
+    return [f for f, repeating in zip(faces, on_pattern) if not repeating]
+
+
+# In a frame that shows a patterned table (marks in rows: _lattice_pips, or more pips than a full
+# table of dice: CROWDED_PIPS), a reading whose place repeats itself one step of a pattern away and
+# back, two ways, is the pattern (the judge, shown no mesh in training, took many of a mesh's places
+# for dice). Other frames (every photo of both sets at every size, the simulator's tables of 26
+# dice: at most 212 pips) are not checked: it costs ~0.4 ms a reading.
+PATTERNS_CHECKED = True
+
+
 def _strongest(pips: Pips, most: int) -> Pips:
     """At most `most` pips, those of the highest contrast, in their order: pairing pips costs memory
     and time with the square of their number, and a frame holding thousands (noise, a dotted
@@ -637,6 +661,9 @@ def _strongest(pips: Pips, most: int) -> Pips:
 
 # The most pips a frame is read with (a full table of 26 dice shows ~100, with specks ~200-300).
 MAX_PIPS = 1500
+# A frame of this many pips or more shows a pattern (a table of 26 dice in the simulator: at most
+# 212; any photo of both sets at x0.5-x2: at most 270).
+CROWDED_PIPS = 400
 
 
 def _without_specks(chosen: list["_Face"]) -> list["_Face"]:
@@ -1810,7 +1837,7 @@ def candidate_faces(image: np.ndarray) -> list[tuple["_Face", np.ndarray]]:
     if bgr is None:
         return []
     regions = _regions(bgr)
-    pips = _find_all_pips(bgr, regions)
+    pips, _ = _find_all_pips(bgr, regions)
     candidates = _candidate_faces(bgr, pips, every_one=True)
     return list(zip(candidates, face_features(bgr, pips, candidates)))
 
@@ -1882,14 +1909,25 @@ def _as_bgr(image: np.ndarray) -> np.ndarray | None:
     return None
 
 
-def _find_all_pips(bgr: np.ndarray, regions: list[tuple[int, int, int, int]] | None = None) -> Pips:
+def _find_all_pips(bgr: np.ndarray, regions: list[tuple[int, int, int, int]] | None = None) -> tuple[Pips, float]:
     """Pip candidates of 1.3-15 px radius (dice of about 15-90 px), in the frame's pixels, only
     inside `regions` (x, y, w, h) when given; at most MAX_PIPS of them, and none of a patterned
-    table's marks (_lattice_pips)."""
+    table's marks (_lattice_pips); and the spacing of the table's pattern (0 where it shows none)."""
     found = find_pips(bgr, kernel=PIP_KERNEL, threshold=PIP_THRESHOLD, min_area=5, max_area=700, regions=regions)
     # A patterned table's marks go first: kept among the strongest, they would crowd out the dice's pips.
     marks = _lattice_pips(found) if LATTICES_DROPPED else np.zeros(0, bool)
-    return _strongest(found.take(~marks) if marks.any() else found, MAX_PIPS)
+    if marks.any():
+        return _strongest(found.take(~marks), MAX_PIPS), _mark_spacing(found.take(marks))
+    # More pips than a full table of dice shows are a pattern's marks too, found too scattered for rows.
+    return _strongest(found, MAX_PIPS), _mark_spacing(found) if len(found) >= CROWDED_PIPS else 0.0
+
+
+def _mark_spacing(marks: Pips) -> float:
+    """The typical distance (px) from a patterned table's mark to the nearest other mark."""
+    start, end = _nearest_alike(marks, 1)
+    if not len(start):
+        return 0.0
+    return float(np.median(np.hypot(*(marks.xy[start] - marks.xy[end]).T)))
 
 
 def _faces(bgr: np.ndarray, pips: Pips) -> list[np.ndarray]:

@@ -96,6 +96,9 @@ def test_dice_on_patterned_tables_are_read_and_the_patterns_not(monkeypatch):
     false, right = _false_and_right(frames)
     # 24 dice on a dotted cloth, a perforated tray and a mesh: measured 2 false, 17 right.
     assert false <= 5 and right >= 15, (false, right)
-    # Read with every mark as a pip, the patterns are hundreds of dice.
+    # Read with every mark as a pip, the patterns are hundreds of dice (measured 444); the places that
+    # repeat themselves (vision.dice_repeats) are most of them (68 left), the marks in rows the rest.
     monkeypatch.setattr(dice, "LATTICES_DROPPED", False)
-    assert _false_and_right(frames)[0] > 100
+    assert 5 < _false_and_right(frames)[0] < 150
+    monkeypatch.setattr(dice, "PATTERNS_CHECKED", False)
+    assert _false_and_right(frames)[0] > 300
