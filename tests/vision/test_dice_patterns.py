@@ -79,25 +79,27 @@ def _patterned_frame(seed: int, kind: str):
 
 
 def _false_and_right(frames) -> tuple[int, int]:
-    """Readings in no die's box, and dice read with their value, over (image, truth) frames."""
+    """Readings in no die's box, and dice with a reading of their value in their box (each once),
+    over (image, truth) frames."""
     false = right = 0
     for image, truth in frames:
         readings = read_dice(image)
-        boxes = [(t["box"], t["value"]) for t in truth["dice"]]
-        for r in readings:
-            inside = [value for (x1, y1, x2, y2), value in boxes if x1 <= r.x <= x2 and y1 <= r.y <= y2]
-            false += not inside
-            right += bool(inside) and inside[0] == r.value
+        inside = [[r.value for r in readings if x1 <= r.x <= x2 and y1 <= r.y <= y2]
+                  for x1, y1, x2, y2 in (t["box"] for t in truth["dice"])]
+        false += sum(not any(x1 <= r.x <= x2 and y1 <= r.y <= y2 for x1, y1, x2, y2 in (t["box"] for t in truth["dice"]))
+                     for r in readings)
+        right += sum(t["value"] in values for t, values in zip(truth["dice"], inside))
     return false, right
 
 
 def test_dice_on_patterned_tables_are_read_and_the_patterns_not(monkeypatch):
     frames = [_patterned_frame(seed, kind) for seed, kind in zip((3, 4, 6), PATTERNS)]
     false, right = _false_and_right(frames)
-    # 24 dice on a dotted cloth, a perforated tray and a mesh: measured 2 false, 17 right.
-    assert false <= 5 and right >= 15, (false, right)
-    # Read with every mark as a pip, the patterns are hundreds of dice (measured 444); the places that
-    # repeat themselves (vision.dice_repeats) are most of them (68 left), the marks in rows the rest.
+    # 24 dice on a dotted cloth, a perforated tray and a mesh: measured 1 false, 24 right (17 right
+    # before a die in a hole of the pattern's web of light spots had its pips found).
+    assert false <= 4 and right >= 22, (false, right)
+    # Read with every mark as a pip, the patterns are hundreds of dice (measured 472); the places that
+    # repeat themselves (vision.dice_repeats) are most of them (80 left), the marks in rows the rest.
     monkeypatch.setattr(dice, "LATTICES_DROPPED", False)
     assert 5 < _false_and_right(frames)[0] < 150
     monkeypatch.setattr(dice, "PATTERNS_CHECKED", False)
