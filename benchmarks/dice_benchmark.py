@@ -292,21 +292,29 @@ def report_things(count: int, score) -> None:
     print(f"  dice among things   {s['value_right']}/{s['true_dice']} read right")
 
 
+def patterned_frame(k: int) -> tuple[str, np.ndarray, dict]:
+    """The benchmark's k-th patterned table (seeded): its pattern, the 1280x720 frame of 8 dice of
+    every colour on it, and the truth."""
+    from vision.simulator import BODY_COLOURS, LIGHTINGS, PATTERNS, patterned_table, random_scene, render_table
+
+    rng = np.random.default_rng(900 + k)
+    kind, side = PATTERNS[k % len(PATTERNS)], float(rng.uniform(26, 44))
+    lightings = list(LIGHTINGS)
+    scene = random_scene(rng, dice=8, width=1280, height=720, die_size=side, colours=tuple(BODY_COLOURS),
+                         lighting=lightings[k % len(lightings)], background=patterned_table(rng, kind, 1280, 720, side))
+    image, truth = render_table(scene, rng)
+    return kind, image, truth
+
+
 def report_patterned(count: int, score) -> None:
     """False dice and dice read right on patterned tables whose marks look like pips (dotted cloth,
     perforated metal, mesh), in `count` seeded 1280x720 frames of 8 dice of every colour."""
-    from vision.simulator import BODY_COLOURS, LIGHTINGS, PATTERNS, patterned_table, random_scene, render_table
+    from vision.simulator import PATTERNS
 
-    lightings = list(LIGHTINGS)
     truths, readings = [], []
     false_by_kind = {kind: 0 for kind in PATTERNS}
     for k in range(count):
-        rng = np.random.default_rng(900 + k)
-        kind, side = PATTERNS[k % len(PATTERNS)], float(rng.uniform(26, 44))
-        scene = random_scene(rng, dice=8, width=1280, height=720, die_size=side, colours=tuple(BODY_COLOURS),
-                             lighting=lightings[k % len(lightings)],
-                             background=patterned_table(rng, kind, 1280, 720, side))
-        image, truth = render_table(scene, rng)
+        kind, image, truth = patterned_frame(k)
         truths.append({"image": f"patterned-{k}", "dice": truth["dice"], "ignore": []})
         readings.append({"image": f"patterned-{k}", "dice": [d.to_dict() for d in read_dice(image)]})
         false_by_kind[kind] += score(truths[-1:], readings[-1:])["false_dice"]

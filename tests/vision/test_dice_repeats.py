@@ -107,3 +107,23 @@ def test_the_check_s_reach_is_bounded(monkeypatch):
     monkeypatch.setattr(dice_repeats.cv2, "matchTemplate", spy)
     repeats(_mesh(), (200.0, 150.0), face_side=10.0, mark_spacing=400.0)
     assert calls and calls[0] <= 2 * dice_repeats.MOST_REACH * (dice_repeats.SCALED | 1)
+
+
+def test_a_frame_of_dice_on_a_mesh_is_read_at_its_own_size(monkeypatch):
+    # The patterned benchmark's frame 29: holes fitted as faces told the holes' size, and the frame
+    # was read at 0.42 of its size, where 1 of its 8 dice could be read (7 since).
+    from benchmarks.dice_benchmark import patterned_frame
+
+    kind, image, truth = patterned_frame(29)
+    assert kind == "mesh"
+    factors = []
+    real = dice._sized_look
+
+    def spy(*args, **kwargs):
+        found = real(*args, **kwargs)
+        factors.append(found[2])
+        return found
+
+    monkeypatch.setattr(dice, "_sized_look", spy)
+    false, right = _false_and_right([(image, truth)])
+    assert factors == [1.0] and right >= 6 and false <= 2, (factors, right, false)
