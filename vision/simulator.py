@@ -1077,9 +1077,12 @@ class SimTable:
                 die.x, die.y, die.angle = self._free_spot(seat, die.size, exclude=die)
                 die.value = int(self.rng.integers(1, 7))
 
-    def _free_spot(self, seat: int, size: float, exclude: _TableDie) -> tuple[float, float, float]:
-        """A place in the seat's zone where a die of `size` overlaps no other die's place."""
-        taken = [(d.target if d.t1 > self.t else (d.x, d.y, d.angle)) for d in self.dice if d is not exclude]
+    def _free_spot(self, seat: int, size: float, exclude: _TableDie, leaving: Sequence[_TableDie] = (),
+                   fallback: tuple[float, float, float] | None = None) -> tuple[float, float, float]:
+        """A place in the seat's zone where a die of `size` overlaps no other die's place (the dice
+        `leaving` in the same throw hold none); `fallback` where none is found, if given."""
+        gone = [exclude, *leaving]
+        taken = [(d.target if d.t1 > self.t else (d.x, d.y, d.angle)) for d in self.dice if not any(d is g for g in gone)]
         x1, y1, x2, y2 = self.zones[seat]
         margin = size * 1.2
         if min(x2 - x1, y2 - y1) <= 2.0 * margin:
@@ -1094,6 +1097,8 @@ class SimTable:
                 candidate = near or candidate
             if candidate is not None and _fits(candidate, taken, size * 1.05):
                 return candidate
+        if fallback is not None:
+            return fallback
         raise ValueError(f"seat {seat}'s zone is too small for its dice; use fewer dice or seats")
 
     def roll(self, seat: int | None = None, keep: Sequence[int] = (), values: Sequence[int] | None = None) -> None:
@@ -1107,7 +1112,8 @@ class SimTable:
                 thrown = [d for i, d in enumerate(self.seat_dice(one)) if i not in set(keep)]
                 for number, die in enumerate(thrown):
                     value = values[number % len(values)] if values else None
-                    self._start_roll(die, value)
+                    # The dice thrown after this one leave their places too.
+                    self._start_roll(die, value, leaving=thrown[number + 1:])
                 self._thrown_at[one] = self.t
 
     def place_lone_die(self, colour: str, seat: int | None) -> None:
@@ -1126,13 +1132,16 @@ class SimTable:
         """The dice of one seat, in a fixed order."""
         return [d for d in self.dice if d.seat == seat]
 
-    def _start_roll(self, die: _TableDie, value: int | None) -> None:
-        """Plan one die's tumble: from where it is to a free place, spinning, faces changing."""
+    def _start_roll(self, die: _TableDie, value: int | None, leaving: Sequence[_TableDie] = ()) -> None:
+        """Plan one die's tumble: from where it is to a free place (the dice `leaving` in the same
+        throw hold none), spinning, faces changing."""
         t0 = self.t
         duration = float(self.rng.uniform(0.7, 1.5))
         die.start = self._position(die, t0)[:3]
         die.t0, die.t1 = t0, t0 + duration
-        die.target = self._free_spot(die.seat, die.size, exclude=die)
+        # Where a crowded zone has no free place, the die tumbles back to its own: a throw never
+        # stops the table (the zone held the dice before the throw).
+        die.target = self._free_spot(die.seat, die.size, exclude=die, leaving=leaving, fallback=die.start)
         die.final_value = int(value) if value else int(self.rng.integers(1, 7))
         die.tumble = tuple(int(v) for v in self.rng.integers(1, 7, 32))
         die.spin = float(self.rng.choice([-1, 1]) * self.rng.uniform(360, 900))

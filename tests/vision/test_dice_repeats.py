@@ -82,16 +82,17 @@ def test_a_grid_of_marks_is_spaced_by_its_step():
     assert dice._mark_spacing(_pips_at(_grid(8, 6, 14.0))) == pytest.approx(14.0, abs=0.01)
 
 
-@pytest.mark.parametrize("seed", [0, 11, 18])
+@pytest.mark.parametrize("seed", [0, 11, 15, 18])
 def test_a_mesh_s_places_are_not_read_as_dice(seed, monkeypatch):
     frames = [_patterned_frame(seed, "mesh")]
     false, right = _false_and_right(frames)
-    # Measured with the check: 2, 1 and 1 false dice (8, 8 and 7 of 8 right); without it 59, 22 and
-    # 354 (8 right each). Seed 18's lost die is the front-face rule's: with the false dice gone the
+    # Measured with the check: 2, 1, 0 and 1 false dice (8, 8, 7 and 7 of 8 right); without it 59,
+    # 22, 14 and 354 (8, 8, 7, 8 right). Seed 15's fine mesh shows 288 pips and no rows of marks
+    # (CROWDED_PIPS). Seed 18's lost die is the front-face rule's: with the false dice gone the
     # dice's face side is theirs, and the square holes beside two dice make their pips look flat.
     monkeypatch.setattr(dice, "PATTERNS_CHECKED", False)
     unchecked, right_unchecked = _false_and_right(frames)
-    assert false <= 3 and unchecked >= 20, (false, unchecked)
+    assert false <= 3 and unchecked >= 10, (false, unchecked)
     assert right >= right_unchecked - 1 and right >= 7
 
 

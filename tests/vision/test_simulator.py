@@ -288,3 +288,35 @@ def test_a_patterned_table_repeats_pip_sized_marks_at_the_spacing_of_a_die(kind)
 def test_an_unknown_pattern_is_refused_with_the_known_ones():
     with pytest.raises(ValueError, match="dots, holes, mesh"):
         patterned_table(np.random.default_rng(0), "stripes", 100, 100, 30.0)
+
+
+def test_a_throw_that_finds_no_free_place_never_stops_the_table(monkeypatch):
+    # A crowded zone where no random place is free (a whole game once failed so, seat 3's dice
+    # thrown among its own resting dice): each die tumbles back to where it lay, showing its value.
+    import vision.simulator as simulator
+
+    table = SimTable(seed=2, dice=4, seats=1, size=(960, 540), roll_every=0, fps=10)
+    before = sorted((round(d.x), round(d.y)) for d in table.seat_dice(0))
+    monkeypatch.setattr(simulator, "_fits", lambda candidate, placed, size: False)
+    table.roll(0, values=[5])
+    for _ in range(20):
+        _, truth = table.next_frame()
+    assert truth["seats"] == {0: "still"}
+    assert sorted((round(d.x), round(d.y)) for d in table.seat_dice(0)) == before
+    assert {d["value"] for d in truth["dice"]} == {5}
+
+
+def test_a_throw_s_dice_may_land_where_the_others_thrown_with_them_lay():
+    # The dice thrown together leave their places: the first die's free places include the others'.
+    table = SimTable(seed=3, dice=3, seats=1, size=(960, 540), roll_every=0, fps=10)
+    dice = table.seat_dice(0)
+    taken = []
+    real = table._free_spot
+
+    def spy(seat, size, exclude, leaving=(), fallback=None):
+        taken.append(len(leaving))
+        return real(seat, size, exclude, leaving, fallback)
+
+    table._free_spot = spy
+    table.roll(0)
+    assert taken == [2, 1, 0] and len(dice) == 3
