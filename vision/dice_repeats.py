@@ -46,6 +46,8 @@ def repeats(gray: np.ndarray, centre: tuple[float, float], face_side: float, mar
     of a pattern away and back, along two directions, and both steps away: the least of those
     correlations (-1..1; 0 for a place with nothing to repeat). `mark_spacing`: the frame's
     pattern marks' spacing (px), 0 if unknown."""
+    if not all(math.isfinite(v) for v in (*centre, face_side, mark_spacing)) or face_side < 1.0:
+        return 0.0  # no place, or a face of less than a pixel: nothing to compare
     scale = SCALED / (TEMPLATE * face_side)
     side = SCALED | 1
     reach = int(round(min(max(REACH * face_side, REACH_MARKS * mark_spacing) * scale, MOST_REACH * side)))

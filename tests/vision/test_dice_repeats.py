@@ -6,6 +6,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vision import dice, dice_repeats
 from vision.dice_repeats import REPEATS, patterned, repeats
@@ -128,3 +130,14 @@ def test_a_frame_of_dice_on_a_mesh_is_read_at_its_own_size(monkeypatch):
     monkeypatch.setattr(dice, "_sized_look", spy)
     false, right = _false_and_right([(image, truth)])
     assert factors == [1.0] and right >= 6 and false <= 2, (factors, right, false)
+
+
+@settings(max_examples=60, deadline=None)
+@given(height=st.integers(1, 120), width=st.integers(1, 120), seed=st.integers(0, 2**16),
+       x=st.floats(-50, 200), y=st.floats(-50, 200), face=st.floats(0.0, 400.0), spacing=st.floats(0.0, 300.0))
+def test_any_place_of_any_image_gets_a_correlation_and_no_error(height, width, seed, x, y, face, spacing):
+    # Tiny frames, places off the frame, faces of no size or bigger than the frame.
+    gray = np.random.default_rng(seed).integers(0, 256, (height, width), dtype=np.uint8)
+    value = repeats(gray, (x, y), face, spacing)
+    assert -1.0 - 1e-6 <= value <= 1.0 + 1e-6
+    assert repeats(gray, (float("nan"), y), 30.0) == 0.0 and repeats(gray, (x, y), -3.0) == 0.0
