@@ -148,7 +148,7 @@ def _read(image: np.ndarray, profile: ColourProfile | None = None, factor: float
         faces = _valued_faces(frame, faces, candidates)
     if PATTERNS_CHECKED and look.mark_spacing:
         faces = _off_pattern(frame, faces, look.mark_spacing)
-    faces = _each_die_once(_without_front_faces(faces, look.pips))
+    faces = _each_die_once(_without_front_faces(_in_frame(frame.shape, faces), look.pips))
     if not faces:
         return [], following
     # Colours are named in the frame as the camera saw it (the profile learned them so); unless it
@@ -633,6 +633,13 @@ LATTICE_CROWDED = 3.0
 # 0.25 of their side apart: 1,160 false dice in two frames -> 5). At 2, two dice fewer were read.
 LATTICE_MET = 3
 LATTICES_DROPPED = True
+
+
+def _in_frame(shape: tuple[int, ...], faces: list["_Face"]) -> list["_Face"]:
+    """The faces whose centre lies in the frame: a die is read where the camera sees it, and a
+    place off the frame (the judge's, moved past a patterned frame's edge) shows under half a die."""
+    h, w = shape[:2]
+    return [f for f in faces if 0.0 <= f.centre[0] < w and 0.0 <= f.centre[1] < h]
 
 
 def _off_pattern(bgr: np.ndarray, faces: list["_Face"], mark_spacing: float) -> list["_Face"]:
