@@ -50,9 +50,8 @@ def repeats(gray: np.ndarray, centre: tuple[float, float], face_side: float, mar
         return 0.0  # no place, or a face of less than a pixel: nothing to compare
     scale = SCALED / (TEMPLATE * face_side)
     side = SCALED | 1
+    # At least REACH face sides: 30 px at this scale.
     reach = int(round(min(max(REACH * face_side, REACH_MARKS * mark_spacing) * scale, MOST_REACH * side)))
-    if reach < 1:
-        return 0.0
     # The view holds twice the reach (and a pixel) about the patch: the steps are looked for within
     # the reach, their way back and their sum (up to twice as long) are then all in view.
     region, (tx, ty) = _region(gray, centre, scale, side + 4 * reach + 2, side)
