@@ -54,6 +54,7 @@ from vision.dice_judge import Verdicts, load_judge
 from vision.dice_layout import HALF_SIDE, TOLERANCE, fit_groups
 from vision.dice_pips import Pips, find_pips, sample, shrunk, spot_map
 from vision.dice_repeats import patterned
+from vision.dice_still import StillTable
 from vision.dice_scorer import load_scorer
 from vision.dice_values import load_value_reader
 
@@ -98,21 +99,29 @@ class DiceReader:
     best at is kept from frame to frame, so each frame is read once, at that size (read_dice on
     its own looks at smaller sizes and reads again whenever a frame's pips are out of range); where
     a `window` (x0, y0, x1, y1 pixels) is set, only that part of each frame is read (the mat the
-    dice are played on, not the cloth, keyboard or hands around it)."""
+    dice are played on, not the cloth, keyboard or hands around it). Unless not `still`, frames
+    of a still table whose reads agreed are not read again (vision.dice_still)."""
 
-    def __init__(self) -> None:
+    def __init__(self, still: bool = True) -> None:
         """A reader that has seen no frame yet, and reads the whole of each frame."""
         self.factor: float | None = None
         self.window: tuple[int, int, int, int] | None = None
+        self._still = StillTable() if still else None
 
     def __call__(self, image: np.ndarray, profile: ColourProfile | None = None) -> list[DieReading]:
         """The dice in the next frame of the table (in the frame's pixels, window or not)."""
-        if self.window is None:
-            readings, self.factor = _read(image, profile, self.factor, LIVE_RANGE)
-            return readings
-        x0, y0, x1, y1 = self.window
-        readings, self.factor = _read(image[y0:y1, x0:x1], profile, self.factor, LIVE_RANGE)
-        return [replace(r, x=r.x + x0, y=r.y + y0) for r in readings]
+        x0, y0, x1, y1 = self.window or (0, 0, None, None)
+        part = image[y0:y1, x0:x1] if self.window is not None else image
+        still = self._still if isinstance(part, np.ndarray) and part.size else None
+        known = still.known(part, (self.window, profile)) if still else None
+        if known is not None:
+            return known
+        readings, self.factor = _read(part, profile, self.factor, LIVE_RANGE)
+        if self.window is not None:
+            readings = [replace(r, x=r.x + x0, y=r.y + y0) for r in readings]
+        if still:
+            still.read(readings)
+        return readings
 
 
 # A table's frames whose sure faces have pips within this range of radius are read as they are.

@@ -1,0 +1,129 @@
+"""The still table: a live table's frames that show nothing new, after reads that agreed, are not read again."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from vision import dice
+from vision.dice import DiceReader, DieReading
+from vision.dice_still import CHANGE_LEVEL, READS_AGREEING, StillTable, same_dice
+
+simulator = pytest.importorskip("vision.simulator")
+
+
+def _still_frames(count: int, seed: int = 4):
+    """A still simulated 960x540 table (its camera's noise differs frame to frame) and `count` frames of it."""
+    table = simulator.SimTable(seed=seed, dice=8, seats=2, size=(960, 540), roll_every=0)
+    return table, [table.next_frame()[0] for _ in range(count)]
+
+
+@pytest.fixture
+def reads(monkeypatch):
+    """The frames the reader really reads (vision.dice._read), counted."""
+    seen = []
+    real = dice._read
+    monkeypatch.setattr(dice, "_read", lambda image, *args: seen.append(image.shape) or real(image, *args))
+    return seen
+
+
+def test_a_still_tables_frames_are_read_until_their_reads_agree_then_known(reads):
+    _, frames = _still_frames(READS_AGREEING + 3)
+    reader = DiceReader()
+    first = [reader(frame) for frame in frames]
+    assert len(reads) == READS_AGREEING
+    assert len(first[0]) == 8 and all(same_dice(later, first[0]) for later in first[1:])
+
+
+def test_a_die_turned_to_another_face_is_read_at_once(reads):
+    table, frames = _still_frames(READS_AGREEING + 1)
+    reader = DiceReader()
+    for frame in frames:
+        reader(frame)
+    die = table.dice[0]
+    die.value = die.value % 6 + 1
+    reads.clear()
+    turned = reader(table.next_frame()[0])
+    assert len(reads) == 1
+    near = [r for r in turned if np.hypot(r.x - die.x, r.y - die.y) < die.size / 2]
+    assert [r.value for r in near] == [die.value]
+
+
+def test_a_die_pushed_a_few_pixels_is_read_again(reads):
+    table, frames = _still_frames(READS_AGREEING + 1)
+    reader = DiceReader()
+    for frame in frames:
+        reader(frame)
+    table.dice[3].x += 3.0
+    reads.clear()
+    reader(table.next_frame()[0])
+    assert len(reads) == 1
+
+
+def test_light_drifting_slowly_is_read_again_once_it_has_drifted_past_the_change_level(reads):
+    _, frames = _still_frames(1)
+    reader = DiceReader()
+    for _ in range(READS_AGREEING):
+        reader(frames[0])
+    read_at = []
+    for step in range(1, CHANGE_LEVEL + 2 + READS_AGREEING):
+        reads.clear()
+        reader(np.clip(frames[0].astype(np.int16) + step, 0, 255).astype(np.uint8))
+        read_at += [step] * len(reads)
+    # Within the level the frames are the still table's; past it each is read until the drifted
+    # frames' own reads agree again.
+    assert read_at == list(range(CHANGE_LEVEL + 1, CHANGE_LEVEL + 1 + READS_AGREEING))
+
+
+def test_another_colour_profile_or_window_reads_again(reads):
+    _, frames = _still_frames(READS_AGREEING + 1)
+    reader = DiceReader()
+    for frame in frames:
+        reader(frame)
+    reads.clear()
+    reader(frames[-1])
+    assert reads == []
+    reader(frames[-1], dice.default_profile())  # a profile object, where the reads had none
+    reader.window = (0, 0, 900, 500)
+    reader(frames[-1])
+    assert len(reads) == 2
+
+
+def test_reads_that_disagree_are_never_taken_as_known():
+    die = DieReading(100.0, 100.0, 40.0, 0.0, "white", 3, 0.9)
+    table = StillTable()
+    frame = np.full((60, 80, 3), 90, np.uint8)
+    for k in range(10):
+        assert table.known(frame) is None
+        table.read([replace(die, value=3 + k % 2)])  # a die read 3, then 4, then 3...
+
+
+def test_reads_that_agree_are_known_in_alike_frames_only():
+    die = DieReading(100.0, 100.0, 40.0, 0.0, "white", 3, 0.9)
+    table = StillTable()
+    frame = np.full((60, 80, 3), 90, np.uint8)
+    for _ in range(READS_AGREEING):
+        assert table.known(frame) is None
+        table.read([replace(die, x=die.x + 1.0)])  # the same die, a pixel apart
+    assert table.known(frame) == [replace(die, x=die.x + 1.0)]
+    assert table.known(frame + CHANGE_LEVEL) is not None
+    changed = frame.copy()
+    changed[20:28, 20:28] = 200  # a pip's worth of light where there was none
+    assert table.known(changed) is None
+
+
+def test_same_dice_asks_each_die_its_place_value_and_colour():
+    die = DieReading(100.0, 100.0, 40.0, 0.0, "white", 3, 0.9)
+    other = DieReading(300.0, 100.0, 40.0, 0.0, "black", 5, 0.8)
+    assert same_dice([die, other], [replace(other, confidence=0.5), die])
+    assert not same_dice([die, other], [die])
+    assert not same_dice([die], [replace(die, value=4)])
+    assert not same_dice([die], [replace(die, colour="gray")])
+    assert not same_dice([die], [replace(die, x=115.0)])
+    assert not same_dice([die, die], [die, other])
+
+
+def test_the_still_table_is_left_out_for_a_frame_that_is_no_image():
+    reader = DiceReader()
+    for _ in range(READS_AGREEING + 1):
+        assert reader(np.zeros((0, 0, 3), np.uint8)) == []
