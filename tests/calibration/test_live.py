@@ -465,3 +465,33 @@ def test_a_frame_of_another_size_than_calibrations_is_read_whole(game) -> None:
     live = LiveTable(game, calibration, read=reader)
     live.process(table.next_frame()[0][:, : FRAME[0] - 40], START_MS)
     assert reader.window is None
+
+
+def test_a_still_table_is_not_read_again_yet_a_throw_after_it_is_read_and_sent(game, manual, monkeypatch) -> None:
+    """With the real reader: once the resting dice read alike, their frames are not read again (a
+    still table costs the Pi next to nothing); a seat's throw is read and its dice reach the session."""
+    from vision import dice
+
+    table, _view = mat_table(seats=3, size=FRAME, seed=2)
+    calibration = calibrate_frame(table.next_frame()[0], colours=False).calibration
+    live = LiveTable(game, calibration)
+    reads: list[int] = []
+    real = dice._read
+    monkeypatch.setattr(dice, "_read", lambda *args: reads.append(1) or real(*args))
+
+    def play(count: int) -> None:
+        """Show the live table `count` more frames, the session's clock following them."""
+        for _ in range(count):
+            image, truth = table.next_frame()
+            manual.advance_to(START_MS + truth["t_ms"])
+            live.process(image, START_MS + truth["t_ms"])
+
+    play(12)
+    reads.clear()
+    play(10)
+    assert reads == []
+    values = [2, 3, 5, 6, 4]
+    table.roll(1, values=values)
+    play(60)
+    assert len(reads) >= 10  # the throw's frames, while its dice tumbled and came to rest
+    assert _seat_dice(game, 1) == _as_dice(values)
