@@ -112,7 +112,8 @@ class DiceReader:
         """The dice in the next frame of the table (in the frame's pixels, window or not)."""
         x0, y0, x1, y1 = self.window or (0, 0, None, None)
         part = image[y0:y1, x0:x1] if self.window is not None else image
-        still = self._still if isinstance(part, np.ndarray) and part.size else None
+        # Only 8-bit frames (every camera's) are compared: other depths are scaled to their own range to be read.
+        still = self._still if isinstance(part, np.ndarray) and part.size and part.dtype == np.uint8 else None
         known = still.known(part, (self.window, profile)) if still else None
         if known is not None:
             return known

@@ -127,3 +127,13 @@ def test_the_still_table_is_left_out_for_a_frame_that_is_no_image():
     reader = DiceReader()
     for _ in range(READS_AGREEING + 1):
         assert reader(np.zeros((0, 0, 3), np.uint8)) == []
+
+
+def test_frames_of_another_depth_than_8_bits_are_read_every_time(reads):
+    # A 16-bit or float frame is scaled to its own range to be read: its levels say nothing of 8-bit changes.
+    _, frames = _still_frames(1)
+    reader = DiceReader()
+    deep = frames[0].astype(np.float32) / 255.0
+    for _ in range(READS_AGREEING + 2):
+        reader(deep)
+    assert len(reads) == READS_AGREEING + 2
