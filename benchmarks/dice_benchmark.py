@@ -17,6 +17,7 @@ import sys
 import time
 import zlib
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -48,37 +49,51 @@ def _inside(x: float, y: float, box: list[float], pad: float = 0.0) -> bool:
     return x1 - pad * w <= x <= x2 + pad * w and y1 - pad * h <= y <= y2 + pad * h
 
 
+class Matched(NamedTuple):
+    """One image's readings against its labels: (true die, reading) pairs, true dice no reading
+    matched, and readings that match no true die nor any box to ignore."""
+
+    pairs: list[tuple[dict, dict]]
+    missed: list[dict]
+    false: list[dict]
+
+
+def matched(entry: dict, got: list[dict]) -> Matched:
+    """The scorer's matching for one labelled image: each true die takes the nearest unused reading
+    whose centre lies in its box (15 % slack)."""
+    got = list(got)
+    used: set[int] = set()
+    pairs, missed = [], []
+    for d in entry["dice"]:
+        cx, cy = (d["box"][0] + d["box"][2]) / 2, (d["box"][1] + d["box"][3]) / 2
+        best = None
+        for i, g in enumerate(got):
+            if i not in used and _inside(g["x"], g["y"], d["box"], pad=0.15):
+                dist = (g["x"] - cx) ** 2 + (g["y"] - cy) ** 2
+                if best is None or dist < best[0]:
+                    best = (dist, i)
+        if best is None:
+            missed.append(d)
+            continue
+        used.add(best[1])
+        pairs.append((d, got[best[1]]))
+    false = [g for i, g in enumerate(got)
+             if i not in used and not any(_inside(g["x"], g["y"], b, pad=0.15) for b in entry.get("ignore", []))]
+    return Matched(pairs, missed, false)
+
+
 def score_copy(truth: list[dict], readings: list[dict]) -> dict:
     """The same scoring as ../shared/tools/score_dice.py (used only when that file is absent)."""
     by_name = {Path(r["image"]).name: r for r in readings}
     n_true = n_found = n_right = n_false = n_images_right = 0
     for t in truth:
-        got = list(by_name.get(t["image"], {}).get("dice", []))
-        used: set[int] = set()
-        right_here = t["image"] in by_name
-        for d in t["dice"]:
-            n_true += 1
-            cx, cy = (d["box"][0] + d["box"][2]) / 2, (d["box"][1] + d["box"][3]) / 2
-            best = None
-            for i, g in enumerate(got):
-                if i not in used and _inside(g["x"], g["y"], d["box"], pad=0.15):
-                    dist = (g["x"] - cx) ** 2 + (g["y"] - cy) ** 2
-                    if best is None or dist < best[0]:
-                        best = (dist, i)
-            if best is None:
-                right_here = False
-                continue
-            used.add(best[1])
-            n_found += 1
-            if int(got[best[1]]["value"]) == d["value"]:
-                n_right += 1
-            else:
-                right_here = False
-        for i, g in enumerate(got):
-            if i not in used and not any(_inside(g["x"], g["y"], b, pad=0.15) for b in t.get("ignore", [])):
-                n_false += 1
-                right_here = False
-        n_images_right += right_here
+        found = matched(t, by_name.get(t["image"], {}).get("dice", []))
+        right = sum(int(g["value"]) == d["value"] for d, g in found.pairs)
+        n_true += len(t["dice"])
+        n_found += len(found.pairs)
+        n_right += right
+        n_false += len(found.false)
+        n_images_right += t["image"] in by_name and right == len(t["dice"]) and not found.false
     return {
         "images": len(truth), "true_dice": n_true, "found": n_found, "false_dice": n_false,
         "value_right": n_right, "recall": n_found / max(n_true, 1), "value_accuracy": n_right / max(n_found, 1),
@@ -110,7 +125,7 @@ def read_folder(folder: Path, scale: float = 1.0, look: str | None = None) -> tu
         dice, ms = timed_read(image)
         times.append(ms)
         places = [back(d.x, d.y, width, height) if back else (d.x, d.y) for d in dice]
-        found = [dict(d.to_dict(), x=x / scale, y=y / scale) for d, (x, y) in zip(dice, places)]
+        found = [dict(d.to_dict(), x=x / scale, y=y / scale, size=round(d.size / scale, 1)) for d, (x, y) in zip(dice, places)]
         readings.append({"image": entry["image"], "dice": found})
     return truth, readings, times
 

@@ -1,0 +1,103 @@
+"""The mistakes list: every false die, missed die and wrong value of a labelled folder, with pictures."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+from pathlib import Path
+
+import cv2
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+PHOTOS = REPO.parent / "shared" / "data" / "dice" / "nell-byler-1208"
+
+
+def _load(name: str):
+    """A benchmarks module, loaded by path."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _reading(x: float, y: float, value: int) -> dict:
+    """A reading as read_folder gives it."""
+    return {"x": x, "y": y, "size": 40.0, "value": value, "colour": "white", "confidence": 0.9}
+
+
+ENTRY = {"image": "a.jpg", "ignore": [[500, 500, 540, 540]],
+         "dice": [{"box": [0, 0, 40, 40], "value": 3}, {"box": [100, 0, 140, 40], "value": 5},
+                  {"box": [200, 0, 240, 40], "value": 2}]}
+
+
+def test_matching_pairs_each_die_with_the_nearest_reading_in_its_box_once():
+    found = _load("dice_benchmark").matched(ENTRY, [_reading(30, 30, 3), _reading(21, 19, 3), _reading(120, 20, 4),
+                                                   _reading(400, 20, 1), _reading(520, 520, 6)])
+    # The reading nearer the first box's middle takes it; the other is false, as is one far from any
+    # box; one in a box to ignore is neither; nothing lies in the third box.
+    assert [(d["value"], g["x"]) for d, g in found.pairs] == [(3, 21), (5, 120)]
+    assert [g["x"] for g in found.false] == [30, 400]
+    assert [d["value"] for d in found.missed] == [2]
+
+
+def test_the_scorers_copy_counts_what_the_matching_finds():
+    score = _load("dice_benchmark").score_copy([ENTRY], [{"image": "a.jpg", "dice": [_reading(21, 19, 3), _reading(120, 20, 4),
+                                                                                   _reading(400, 20, 1)]}])
+    assert (score["true_dice"], score["found"], score["value_right"], score["false_dice"]) == (3, 2, 1, 1)
+    assert score["images_all_right"] == 0.0
+
+
+def test_mistakes_name_each_false_missed_and_wrong_die():
+    found = _load("dice_mistakes").mistakes([ENTRY], [{"image": "a.jpg", "dice": [_reading(21, 19, 3), _reading(120, 20, 4),
+                                                                                  _reading(400, 20, 1)]}])
+    assert sorted((m.kind, round(m.x)) for m in found) == [("false", 400), ("missed", 220), ("wrong", 120)]
+    wrong = next(m for m in found if m.kind == "wrong")
+    assert wrong.read.startswith("4 white") and wrong.true == "5" and "wrong" in wrong.line()
+
+
+@pytest.fixture
+def altered_labels(tmp_path: Path) -> Path:
+    """A real photo whose labels are altered: one die's value changed, one die left out, a die that is not there added."""
+    if not (PHOTOS / "truth.json").exists():
+        pytest.skip("the nell-byler-1208 photos are absent")
+    entry = json.loads((PHOTOS / "truth.json").read_text())[0]
+    (tmp_path / "images").mkdir()
+    shutil.copy(PHOTOS / "images" / entry["image"], tmp_path / "images")
+    dice = entry["dice"]
+    dice[0] = dict(dice[0], value=dice[0]["value"] % 6 + 1)
+    entry["dice"] = dice[:-1] + [{"box": [2, 2, 12, 12], "value": 4}]
+    (tmp_path / "truth.json").write_text(json.dumps([entry]))
+    return tmp_path
+
+
+def test_the_command_lists_the_mistakes_and_draws_them(altered_labels, tmp_path, capsys):
+    picture = tmp_path / "sheet.png"
+    assert _load("dice_mistakes").main([str(altered_labels), "--sheet", str(picture)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    kinds = [line.split()[1] for line in lines if line.endswith(("-", ")")) or " true " in line]
+    assert {"wrong", "missed", "false"} <= set(kinds)
+    assert any(line.startswith("1 images") and "missed" in line for line in lines)
+    sheet = cv2.imread(str(picture))
+    assert sheet is not None and sheet.shape[0] >= 120 and sheet.shape[1] == 8 * 120
+
+
+def test_the_command_lists_only_the_kinds_asked_for(altered_labels, capsys):
+    assert _load("dice_mistakes").main([str(altered_labels), "--kinds", "missed"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1].endswith(": 1 missed") and all(" false " not in line and " wrong " not in line for line in lines)
+
+
+@pytest.mark.parametrize("args, says", [(["--kinds", "odd"], "unknown kinds odd"), (["--scale", "0"], "above 0"),
+                                        (["--look", "sepia"], "invalid choice")])
+def test_bad_arguments_are_refused_with_a_message(altered_labels, capsys, args, says):
+    with pytest.raises(SystemExit):
+        _load("dice_mistakes").main([str(altered_labels), *args])
+    assert says in capsys.readouterr().err
+
+
+def test_a_folder_without_labels_is_refused_with_a_message(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        _load("dice_mistakes").main([str(tmp_path)])
+    assert "no truth.json" in capsys.readouterr().err
