@@ -54,8 +54,8 @@ from vision.dice_judge import Verdicts, load_judge
 from vision.dice_layout import HALF_SIDE, TOLERANCE, fit_groups
 from vision.dice_pips import Pips, find_pips, sample, shrunk, spot_map
 from vision.dice_repeats import patterned
-from vision.dice_still import StillTable
 from vision.dice_scorer import load_scorer
+from vision.dice_still import StillTable
 from vision.dice_values import load_value_reader
 
 # The reader works on images no larger than this (longest side, pixels); bigger ones are shrunk.
@@ -1150,7 +1150,8 @@ PROBE_SIDE = 160
 # (+1 false); at their own size, matteop65 held out -1 die, fully held out +2 (and 1 false fewer);
 # the other sizes, nell-byler held out and clutter-only frames, the same.
 COARSE_RADIUS = 1.5
-# A frame with tiny pips is enlarged at most this much.
+# A frame with tiny pips is enlarged at most this much by what its own and smaller sizes show (a small
+# frame's bigger looks, FINER_LOOKS, at most as much as the look that found its pips).
 MAX_ENLARGE = 2.0
 # A small frame is looked at these many times bigger in turn (_finer_factor), and enlarged at most as
 # much as the look that found its pips. Three times, where twice left it unsure with pips still

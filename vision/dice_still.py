@@ -6,6 +6,7 @@ more than CHANGE_LEVEL levels in any channel since the first of them), gave the 
 that stay alike take those readings without being read. The settler still voted over that many
 reads of the still dice, each of its own frame; any change (a hand, a die thrown, turned or pushed,
 the light) reads the frame again, and reads in a row that disagree are never taken as known.
+Comparing costs every frame ~0.7 ms (a 1500x1000 mat window, one core), where reading it costs ~30.
 """
 
 from __future__ import annotations
