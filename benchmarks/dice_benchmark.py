@@ -453,7 +453,7 @@ def _scales(text: str) -> list[float]:
     return factors
 
 
-def _labels_problem(folder: Path) -> str | None:
+def labels_problem(folder: Path) -> str | None:
     """What keeps a folder from being benchmarked (no labels, unreadable labels, none labelled), or None."""
     path = folder / "truth.json"
     if not path.exists():
@@ -490,7 +490,7 @@ def main(argv: list[str] | None = None) -> int:
     score = load_scorer()
     folders = [Path(f) for f in args.folders] or [DATA / name for name in DEFAULT_SETS]
     for folder in folders:
-        problem = _labels_problem(folder)
+        problem = labels_problem(folder)
         if problem:
             print(f"{folder}: {problem}", file=sys.stderr)
             return 2

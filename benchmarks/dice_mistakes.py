@@ -21,7 +21,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.dice_benchmark import LOOKS, TURNS, matched, read_folder  # noqa: E402
+from benchmarks.dice_benchmark import LOOKS, TURNS, labels_problem, matched, read_folder  # noqa: E402
 
 KINDS = ("false", "missed", "wrong")
 # Each picture on the sheet: TILE px square, showing CONTEXT times the die's size around it.
@@ -106,8 +106,9 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(kinds) - set(KINDS))
     if unknown or not kinds:
         parser.error(f"unknown kinds {', '.join(unknown) or '(none given)'}; choose among {', '.join(KINDS)}")
-    if not (args.folder / "truth.json").exists():
-        parser.error(f"{args.folder} holds no truth.json: give a labelled folder (see ../shared/data/dice/README.md)")
+    problem = labels_problem(args.folder)
+    if problem:
+        parser.error(f"{args.folder}: {problem}")
     if args.scale <= 0:
         parser.error("--scale must be above 0")
     cv2.setNumThreads(1)

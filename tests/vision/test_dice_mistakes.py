@@ -97,7 +97,11 @@ def test_bad_arguments_are_refused_with_a_message(altered_labels, capsys, args, 
     assert says in capsys.readouterr().err
 
 
-def test_a_folder_without_labels_is_refused_with_a_message(tmp_path, capsys):
+@pytest.mark.parametrize("labels, says", [(None, "no truth.json"), ("{not json", "not readable JSON"),
+                                          ('{"image": "a.jpg"}', "must be a list")])
+def test_a_folder_without_usable_labels_is_refused_with_a_message(tmp_path, capsys, labels, says):
+    if labels is not None:
+        (tmp_path / "truth.json").write_text(labels)
     with pytest.raises(SystemExit):
         _load("dice_mistakes").main([str(tmp_path)])
-    assert "no truth.json" in capsys.readouterr().err
+    assert says in capsys.readouterr().err
