@@ -402,3 +402,31 @@ def test_pip_dice_among_dice_of_other_kinds_and_keys_are_read_and_the_others_not
         right += sum(d is not None and d.value == t["value"] for t, d in _matched(truth, readings))
         false += _outside_dice(truth, readings)
     assert right >= 23 and false <= 3, (right, false)
+
+
+def test_a_reading_over_two_smaller_dice_is_no_die():
+    # Dice lie beside each other, never on a die's top: a face centred over two far smaller dice is
+    # made of their pips. One smaller reading inside it is not enough (a real two holding a false three).
+    from vision.dice import _Face, _without_dice_holding_dice
+    from vision.dice_layout import HALF_SIDE
+
+    def face(value, x, y, side):
+        return _Face((0, 1), value, (x, y), side / (2 * HALF_SIDE), 0.0, 0.0)
+
+    small_a, small_b, apart = face(5, 100, 100, 40), face(5, 150, 150, 40), face(3, 400, 100, 40)
+    big = face(2, 125, 125, 140)
+    assert _without_dice_holding_dice([small_a, small_b, apart, big]) == [small_a, small_b, apart]
+    assert _without_dice_holding_dice([small_a, apart, big]) == [small_a, apart, big]
+    # Two dice of about its size beside it are no dice on it.
+    beside = [face(5, 100, 100, 120), face(5, 160, 160, 120), big]
+    assert _without_dice_holding_dice(beside) == beside
+
+
+def test_two_fives_side_by_side_are_not_read_as_a_big_two_across_them():
+    # matteop65's five_22 twice as big: the middle pips of two fives fitted a two 3.5 face sides
+    # wide across both, which the judge took for a die (0.98 sure).
+    from tests.support import labelled_photo
+
+    photo, entry = labelled_photo("matteop65", "five_22.jpg")
+    readings = read_dice(cv2.resize(photo, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC))
+    assert sorted(d.value for d in readings) == [5] * len(entry["dice"])
