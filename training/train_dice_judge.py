@@ -1,6 +1,6 @@
 """Train the dice reader's convolutional judge (vision/models/dice_judge.onnx) and measure it honestly.
 
-usage: python3 training/train_dice_judge.py [--report] [--write] [--epochs N]
+usage: python3 training/train_dice_judge.py [--report] [--across] [--write] [--epochs N]
 
 Needs PyTorch and onnx for training only (`pip install torch==2.13.0 onnx onnxscript`); the table
 needs neither. Patches come from the reader itself: every place the pip-first reader proposes
@@ -351,16 +351,32 @@ def evaluate(path: Path, half: int | None) -> dict[str, dict]:
         dice._JUDGE = saved
 
 
+def report_across(parts: list[dict], epochs: int) -> None:
+    """Train without each photo set in turn (parts: simulator, things, then SETS' in order) and print
+    the reader's scores on that whole set."""
+    for k, name in enumerate(SETS):
+        kept = parts[:2] + [part for j, part in enumerate(parts[2:]) if j != k]
+        net = train(*gathered(kept, (0, 1)), epochs=epochs)
+        path = Path(f"/tmp/dice_judge_without_{name}.onnx")
+        export(net, path)
+        r = evaluate(path, None)[name]
+        print(f"trained without {name}, read all of it: {100 * r['end_to_end']:.2f}% end to end "
+              f"({r['value_right']} / {r['true_dice']}), {r['false_dice']} false dice [another camera and table]")
+
+
 def gathered(parts: list[dict], halves: tuple[int, ...]) -> tuple[np.ndarray, ...]:
     """The arrays (patches, labels...) of these halves of every part, joined."""
     chosen = [part[h] for part in parts for h in halves]
     return tuple(np.concatenate([c[i] for c in chosen]) for i in range(len(chosen[0])))
 
 
-def arguments(argv: list[str] | None, doc: str, epochs: int) -> argparse.Namespace:
-    """A training script's options: --report, --write, --epochs."""
+def arguments(argv: list[str] | None, doc: str, epochs: int, across: bool = False) -> argparse.Namespace:
+    """A training script's options: --report, --write, --epochs, and --across where it has one."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--report", action="store_true", help="train on halves and read the unseen halves")
+    if across:
+        parser.add_argument("--across", action="store_true",
+                            help="train without one photo set (on the simulator and the other set) and read that set whole")
     parser.add_argument("--write", action="store_true", help="train on everything and write the model")
     parser.add_argument("--epochs", type=int, default=epochs)
     return parser.parse_args(argv)
@@ -368,7 +384,7 @@ def arguments(argv: list[str] | None, doc: str, epochs: int) -> argparse.Namespa
 
 def main(argv: list[str] | None = None) -> int:
     """Gather patches, train, report held-out numbers, and write the model if asked."""
-    args = arguments(argv, __doc__, epochs=48)
+    args = arguments(argv, __doc__, epochs=48, across=True)
     cv2.setNumThreads(1)
     started = time.perf_counter()
     parts = [samples(simulator_images(), SEED), samples(things_images(), SEED + 100)]
@@ -386,6 +402,8 @@ def main(argv: list[str] | None = None) -> int:
             for name, r in evaluate(path, held).items():
                 print(f"trained on the other half, read half {held} of {name}: {100 * r['end_to_end']:.2f}% end to end, "
                       f"{r['false_dice']} false dice [held out]")
+    if args.across:
+        report_across(parts, args.epochs)
     if args.write:
         net = train(*gathered(parts, (0, 1)), epochs=args.epochs)
         export(net, MODEL_PATH)

@@ -564,3 +564,21 @@ def test_a_lone_die_whose_pips_the_pip_finder_misses_is_found_by_its_body(monkey
     assert [(x1 <= r.x <= x2 and y1 <= r.y <= y2, r.value) for r in readings] == [(True, 5)]
     monkeypatch.setattr(dice, "_JUDGE", None)
     assert dice.read_dice(image) == []
+
+
+def test_training_across_sets_leaves_the_set_it_reads_out_of_training(monkeypatch, capsys):
+    train = _training_module()
+    # Parts marked by their classes: 0 the simulator, 1 the things, 2 and 3 the photo sets in order.
+    parts = [{half: (np.zeros((2, 3, 4, 4), np.float32), np.full(2, mark), np.zeros((2, 2), np.float32))
+              for half in (0, 1)} for mark in range(4)]
+    trained_on = []
+    monkeypatch.setattr(train, "train", lambda x, classes, offsets, epochs: trained_on.append(sorted(set(classes.tolist()))))
+    monkeypatch.setattr(train, "export", lambda net, path: None)
+    scores = {name: {"end_to_end": 0.5 + k / 10, "value_right": k, "true_dice": 10, "false_dice": k}
+              for k, name in enumerate(train.SETS)}
+    monkeypatch.setattr(train, "evaluate", lambda path, half: scores)
+    train.report_across(parts, epochs=1)
+    assert trained_on == [[0, 1, 3], [0, 1, 2]]
+    printed = capsys.readouterr().out.splitlines()
+    assert [line.split(",")[0] for line in printed] == [f"trained without {name}" for name in train.SETS]
+    assert "60.00% end to end (1 / 10), 1 false dice" in printed[1]
