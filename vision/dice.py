@@ -1598,9 +1598,9 @@ def _without_dice_holding_dice(faces: list["_Face"]) -> list["_Face"]:
 # A reading centred over this many others, each under HELD_SMALLER of its side, is no die. Over both
 # photo sets' fifteen readings (as shot, six sizes, eight looks) such readings were 13 of 407 false
 # dice (a two 3.5 face sides wide across the middle pips of two fives, a one across a six and a
-# four) and none of 33,737 dice read right, for shares 0.6-0.8 and the top's reach 0.4-0.55 sides
-# alike; over one smaller reading they would be 8 dice read right (a real two holding a false
-# three) and no more false dice.
+# four) and none of the 33,737 readings of labelled dice, for shares 0.6-0.8 and the top's reach
+# 0.4-0.55 sides alike; over one smaller reading they would be 8 dice read right (a real two
+# holding a false three) and no more false dice.
 HELD_DICE, HELD_SMALLER = 2, 0.7
 
 
