@@ -131,6 +131,9 @@ class DieSpec:
     size: float = 34.0
     # Pip colour name; None picks the usual one for the body colour.
     pips: str | None = None
+    # A second body colour swirled through the first (a marbled die, as many gaming dice are); None
+    # for a plain body.
+    swirl: str | None = None
     # Motion blur of a die still rolling: how far it moved during the exposure, in pixels.
     motion: tuple[float, float] = (0.0, 0.0)
     # Which seat's zone the die belongs to, and whether it is still rolling (copied to the truth).
@@ -379,6 +382,8 @@ def _check_scene(scene: Scene) -> None:
             raise ValueError(f"unknown die colour {die.colour!r}; known ones are {', '.join(BODY_COLOURS)}")
         if die.pip_name() not in PIP_COLOURS:
             raise ValueError(f"unknown pip colour {die.pips!r}; known ones are {', '.join(PIP_COLOURS)}")
+        if die.swirl is not None and die.swirl not in BODY_COLOURS:
+            raise ValueError(f"unknown swirl colour {die.swirl!r}; known ones are {', '.join(BODY_COLOURS)}")
         if die.value not in PIP_LAYOUTS:
             raise ValueError(f"a die shows 1 to 6, not {die.value!r}")
     for thing in scene.clutter:
@@ -504,7 +509,9 @@ def _side_pips(canvas, value: int, centre: np.ndarray, across: np.ndarray, down:
 
 def _paste_top(canvas: np.ndarray, die: DieSpec, tx: float, ty: float) -> None:
     """Blend the die's top-face sprite, turned and scaled, onto the canvas at (tx, ty)."""
-    sprite, alpha = _top_sprite(die.colour, die.pip_name(), die.value, int(round(die.size)))
+    # A swirled die's marbling is one of SWIRL_PATTERNS, chosen by where it lies.
+    swirl = None if die.swirl is None else (die.swirl, int(die.x * 7 + die.y * 13) % SWIRL_PATTERNS)
+    sprite, alpha = _top_sprite(die.colour, die.pip_name(), die.value, int(round(die.size)), swirl)
     _blend_turned(canvas, sprite, alpha, (tx, ty), die.angle, die.size / (sprite.shape[0] - 2),
                   int(math.ceil(die.size * 0.75)) + 2)
 
@@ -533,16 +540,19 @@ def _blend_turned(canvas: np.ndarray, colour: np.ndarray, alpha: np.ndarray, cen
 _SPRITES: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
 
-def _top_sprite(colour: str, pips: str, value: int, side: int) -> tuple[np.ndarray, np.ndarray]:
-    """The top face of a die, premultiplied BGR float32 and alpha, `side`+2 px square (cached)."""
-    key = (colour, pips, value, side)
+def _top_sprite(colour: str, pips: str, value: int, side: int,
+                swirl: tuple[str, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The top face of a die, premultiplied BGR float32 and alpha, `side`+2 px square (cached);
+    `swirl` is a second body colour and the number of its marbling pattern."""
+    key = (colour, pips, value, side, swirl)
     if key not in _SPRITES:
-        _SPRITES[key] = _render_sprite(colour, pips, value, side)
+        _SPRITES[key] = _render_sprite(colour, pips, value, side, swirl)
     return _SPRITES[key]
 
 
-def _render_sprite(colour: str, pips: str, value: int, side: int) -> tuple[np.ndarray, np.ndarray]:
-    """Draw a top face at 4x (bevelled rounded square, concave pips) and shrink it."""
+def _render_sprite(colour: str, pips: str, value: int, side: int,
+                   swirl: tuple[str, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Draw a top face at 4x (bevelled rounded square, concave pips, marbled where `swirl` says) and shrink it."""
     k = SUPERSAMPLE
     n = (side + 2) * k
     c = n / 2.0
@@ -560,12 +570,30 @@ def _render_sprite(colour: str, pips: str, value: int, side: int) -> tuple[np.nd
     yy, xx = np.mgrid[0:n, 0:n].astype(np.float32)
     gloss = np.exp(-(((xx - c * 0.75) ** 2 + (yy - c * 0.75) ** 2) / (2 * (face * 0.3) ** 2)))
     image += (gloss * 14.0)[..., None]
+    if swirl is not None:
+        image = _marbled(image, body, np.array(BODY_COLOURS[swirl[0]], dtype=np.float64), swirl[1])
     if value:
         _draw_pips(image, value, c, face, np.array(PIP_COLOURS[pips], dtype=np.float64), body)
     image *= mask[..., None]
     small = cv2.resize(image, (side + 2, side + 2), interpolation=cv2.INTER_AREA)
     alpha = cv2.resize(mask, (side + 2, side + 2), interpolation=cv2.INTER_AREA)
     return small, alpha
+
+
+def _marbled(image: np.ndarray, body: np.ndarray, second: np.ndarray, pattern: int) -> np.ndarray:
+    """A face drawn in `body` colour with bands of the `second` colour swirled through it, as
+    marbled dice show: smooth random noise folded into veins (seeded by `pattern`)."""
+    n = image.shape[0]
+    noise = np.random.default_rng(SWIRL_SEED + pattern).random((4, 4)).astype(np.float32)
+    field = cv2.resize(noise, (n, n), interpolation=cv2.INTER_CUBIC)
+    # Folding the field makes veins where it crosses the fold levels, and wide blots between them.
+    share = SWIRL_SHARE * np.clip(0.5 + 0.5 * np.sin(field * 2.0 * np.pi), 0.0, 1.0) ** 2
+    gain = second.astype(np.float32) / np.maximum(body.astype(np.float32), 1.0)
+    return image * (1.0 + share[..., None] * (gain[None, None, :] - 1.0))
+
+
+# The second colour covers at most SWIRL_SHARE of a vein's middle: the body colour still names the die.
+SWIRL_PATTERNS, SWIRL_SEED, SWIRL_SHARE = 8, 4242, 0.7
 
 
 def _draw_pips(image: np.ndarray, value: int, c: float, face: float, pip: np.ndarray, body: np.ndarray) -> None:

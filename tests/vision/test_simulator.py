@@ -58,6 +58,26 @@ def test_every_die_box_holds_die_coloured_pixels_and_nothing_else_does(colour):
     assert outside.sum() == 0
 
 
+def _top_face_pixels(image, die, share=0.35):
+    """The BGR pixels of the middle of a die's top face (float32, n x 3)."""
+    cx, cy, half = int(die["centre"][0]), int(die["centre"][1]), int(die["size"] * share)
+    return image[cy - half:cy + half, cx - half:cx + half].reshape(-1, 3).astype(np.float32)
+
+
+def test_a_marbled_die_shows_veins_of_its_second_colour_and_a_plain_one_does_not():
+    dice = (DieSpec(x=120, y=120, value=1, colour="blue", pips="black", size=60),
+            DieSpec(x=300, y=120, value=1, colour="blue", pips="black", swirl="white", size=60))
+    image, truth = render(Scene(width=420, height=240, dice=dice, lighting=EVEN, background="plain"))
+    plain, marbled = (_top_face_pixels(image, die) for die in truth["dice"])
+    blue, white = (np.array(BODY_COLOURS[name], np.float32) for name in ("blue", "white"))
+    # Pixels nearer white than blue: none on the plain face but its glossy patch, a vein's worth on the marbled one.
+    whitish = [float((np.linalg.norm(p - white, axis=1) < np.linalg.norm(p - blue, axis=1)).mean()) for p in (plain, marbled)]
+    assert whitish[0] < 0.02 and 0.05 < whitish[1] < 0.6
+    # The body colour still rules: the marbled face's median pixel is nearer blue than white.
+    middle = np.median(marbled, axis=0)
+    assert np.linalg.norm(middle - blue) < np.linalg.norm(middle - white)
+
+
 def count_pips(image, die):
     """Dark blobs of pip size in the die's top face (white dice, black pips)."""
     cx, cy = die["centre"]
@@ -137,6 +157,7 @@ def test_jpeg_and_noise_change_pixels_but_not_the_truth():
         (Scene(dice=(DieSpec(x=10, y=10, value=3, colour="pink"),)), "unknown die colour 'pink'"),
         (Scene(dice=(DieSpec(x=10, y=10, value=7),)), "a die shows 1 to 6, not 7"),
         (Scene(dice=(DieSpec(x=10, y=10, value=2, pips="gold"),)), "unknown pip colour 'gold'"),
+        (Scene(dice=(DieSpec(x=10, y=10, value=2, swirl="copper"),)), "unknown swirl colour 'copper'"),
         (Scene(background="marble"), "unknown background 'marble'"),
     ],
 )
