@@ -2415,13 +2415,25 @@ _RING16 = np.array([[np.cos(a), np.sin(a)] for a in np.linspace(0, 2 * np.pi, 16
 
 
 def _reading(face: _Face, colour: str, colour_confidence: float) -> DieReading:
-    """The die reading of one face; confidence from the layout fit and from the colour's."""
-    fit = 1.0 - min(1.0, face.error / TOLERANCE)
-    confidence = face.certainty * (0.5 + 0.5 * fit) * (0.6 + 0.4 * colour_confidence)
+    """The die reading of one face; its confidence is the reader's certainty of the die and its value,
+    less where its colour lies all but halfway between two of the profile's colours."""
+    colour_share = min(1.0, colour_confidence / AMBIGUOUS_COLOUR)
+    confidence = face.certainty * (1.0 - COLOUR_DOUBT * (1.0 - colour_share))
     return DieReading(
         x=face.centre[0], y=face.centre[1], size=face.size, angle=face.angle,
         colour=colour, value=face.value, confidence=float(np.clip(confidence, 0.0, 1.0)),
     )
+
+
+# A reading's confidence tells right readings from wrong and false ones. Over both photo sets'
+# fifteen readings (as shot, six sizes, eight looks: 33,552 dice read right, 185 wrong values, 388
+# false dice), the chance that a right reading is surer than a mistake (AUROC) rose from 0.72 to
+# 0.86 when the layout fit's error and the colour's margin no longer scaled it (nell-byler 0.75 ->
+# 0.80, matteop65 0.69 -> 0.92): right readings fit their grids no better than false ones, and the
+# colour margin of a swirled or ivory die says nothing of its value. The colour still counts where
+# its margin (ColourProfile.classify_many, 0 halfway between two colours) is under AMBIGUOUS_COLOUR:
+# there the die's colour is as likely the other, and it loses up to COLOUR_DOUBT.
+AMBIGUOUS_COLOUR, COLOUR_DOUBT = 0.1, 0.4
 
 
 def die_colours(image: np.ndarray, die: DieReading,
