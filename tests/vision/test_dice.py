@@ -430,3 +430,15 @@ def test_two_fives_side_by_side_are_not_read_as_a_big_two_across_them():
     photo, entry = labelled_photo("matteop65", "five_22.jpg")
     readings = read_dice(cv2.resize(photo, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC))
     assert sorted(d.value for d in readings) == [5] * len(entry["dice"])
+
+
+def test_a_reading_s_confidence_is_its_certainty_unless_its_colour_lies_halfway_between_two():
+    face = dice._Face((0, 1), 2, (50.0, 60.0), 5.0, 10.0, dice.TOLERANCE, certainty=0.9)
+    # A grid fitted at the edge of its tolerance, a colour clear of the next: the certainty itself
+    # (the fit's error and a fair colour margin said nothing of a reading's being right).
+    assert dice._reading(face, "white", 0.5).confidence == pytest.approx(0.9)
+    assert dice._reading(face, "white", dice.AMBIGUOUS_COLOUR).confidence == pytest.approx(0.9)
+    # A colour all but halfway between two: as likely the other, so the reading is less sure.
+    halfway = dice._reading(face, "gray", 0.0).confidence
+    assert halfway == pytest.approx(0.9 * (1.0 - dice.COLOUR_DOUBT))
+    assert halfway < dice._reading(face, "gray", dice.AMBIGUOUS_COLOUR / 2).confidence < 0.9
