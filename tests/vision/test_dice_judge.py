@@ -14,6 +14,7 @@ import pytest
 import vision.dice as dice
 from vision.dice_judge import CONTEXT, MODEL_PATH, PATCH, DiceJudge, load_judge, patches, standardised, verdicts
 from vision.dice_values import load_value_reader
+from vision.simulator import BODY_COLOURS, DieSpec
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO.parent / "shared" / "data" / "dice"
@@ -181,9 +182,11 @@ def test_the_judge_finds_dice_the_pip_first_reader_misses(monkeypatch):
     assert scored[True]["false_dice"] < scored[False]["false_dice"]
 
 
-def _training_module():
-    """training/train_dice_judge.py as a module (it needs PyTorch, which only training installs)."""
-    pytest.importorskip("torch")
+def _training_module(torch_needed: bool = True):
+    """training/train_dice_judge.py as a module (training needs PyTorch, which only training
+    installs; making its frames and patches does not)."""
+    if torch_needed:
+        pytest.importorskip("torch")
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("train_dice_judge", REPO / "training" / "train_dice_judge.py")
@@ -582,3 +585,24 @@ def test_training_across_sets_leaves_the_set_it_reads_out_of_training(monkeypatc
     printed = capsys.readouterr().out.splitlines()
     assert [line.split(",")[0] for line in printed] == [f"trained without {name}" for name in train.SETS]
     assert "60.00% end to end (1 / 10), 1 false dice" in printed[1]
+
+
+def test_varied_training_dice_have_pips_that_stand_out_and_half_are_marbled():
+    train = _training_module(torch_needed=False)
+    rng = np.random.default_rng(1)
+    made = [train.varied_die(DieSpec(x=0, y=0, value=3, colour=colour), rng)
+            for colour in BODY_COLOURS for _ in range(40)]
+    for die in made:
+        light = sum(BODY_COLOURS[die.colour]) > 3 * 128
+        assert die.pips in (("black", "red") if light else ("white", "red")) and die.pips != die.colour
+        assert die.swirl is None or (die.swirl in BODY_COLOURS and die.swirl != die.colour)
+    red = np.mean([die.pips == "red" for die in made if die.colour != "red"])
+    marbled = np.mean([die.swirl is not None for die in made])
+    assert abs(red - train.RED_PIPS) < 0.08 and abs(marbled - 0.5) < 0.08
+
+
+def test_varied_training_frames_hold_marbled_dice_with_their_truth():
+    train = _training_module(torch_needed=False)
+    ((image, dice_, half),) = train.varied_images(frames=1)
+    assert image.shape == (720, 1280, 3) and half == 0 and len(dice_) >= 6
+    assert all(1 <= value <= 6 and 24 * 0.9 <= side for _, _, value, side in dice_)
