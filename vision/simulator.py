@@ -131,8 +131,8 @@ class DieSpec:
     size: float = 34.0
     # Pip colour name; None picks the usual one for the body colour.
     pips: str | None = None
-    # A second body colour swirled through the first (a marbled die, as many gaming dice are); None
-    # for a plain body.
+    # A second body colour swirled through the top face (a marbled die, as many gaming dice are; its
+    # side faces, seen only at a slant, stay plain); None for a plain body.
     swirl: str | None = None
     # Motion blur of a die still rolling: how far it moved during the exposure, in pixels.
     motion: tuple[float, float] = (0.0, 0.0)
