@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import dice_benchmark  # noqa: E402
 import vision.dice as dice  # noqa: E402
 from vision.dice_judge import CONTEXT, MODEL_PATH, PATCH, DiceJudge, cut_patch, standardised  # noqa: E402
-from vision.simulator import BACKGROUNDS, BLANK_CLUTTER, BODY_COLOURS, CLUTTER_KINDS, LIGHTINGS, MARKED_CLUTTER, random_scene, render_table  # noqa: E402
+from vision.simulator import BACKGROUNDS, BLANK_CLUTTER, BODY_COLOURS, CLUTTER_KINDS, DEFAULT_PIPS, LIGHTINGS, MARKED_CLUTTER, random_scene, render_table  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "dice"
 SETS = ("nell-byler-1208", "matteop65")
@@ -131,11 +131,10 @@ def varied_images(frames: int = VARIED_FRAMES, seed: int = SEED + 200) -> list:
 
 def varied_die(die, rng: np.random.Generator):
     """The die with pips of a colour that stands out from its body, and half the time marbled."""
-    light = sum(BODY_COLOURS[die.colour]) > 3 * 128
     red = rng.random() < RED_PIPS and die.colour != "red"
     others = [name for name in BODY_COLOURS if name != die.colour]
     swirl = others[int(rng.integers(len(others)))] if rng.random() < 0.5 else None
-    return replace(die, pips="red" if red else "black" if light else "white", swirl=swirl)
+    return replace(die, pips="red" if red else DEFAULT_PIPS[die.colour], swirl=swirl)
 
 
 # The share of the varied frames' dice with red pips (on any body but red).
