@@ -118,6 +118,12 @@ LIGHTINGS: dict[str, Lighting] = {
 }
 
 
+# The usual maker's pip grid spacing and pip radius, in face sides; a corner pip's edge lies at
+# most MOST_PIP_REACH from the middle (the face's flat top ends at 0.44).
+PIP_STEP, PIP_RADIUS = 0.27, 0.095
+MOST_PIP_REACH = 0.44
+
+
 @dataclass(frozen=True)
 class DieSpec:
     """One die on the table: where its base sits (pixels), its face up, colour and turn."""
@@ -134,6 +140,10 @@ class DieSpec:
     # A second body colour swirled through the top face (a marbled die, as many gaming dice are; its
     # side faces, seen only at a slant, stay plain); None for a plain body.
     swirl: str | None = None
+    # Its maker's pips: the spacing of a face's pip grid and a pip's radius, in face sides (dice
+    # differ: pips near the corners or near the middle, small or wide).
+    pip_step: float = PIP_STEP
+    pip_radius: float = PIP_RADIUS
     # Motion blur of a die still rolling: how far it moved during the exposure, in pixels.
     motion: tuple[float, float] = (0.0, 0.0)
     # Which seat's zone the die belongs to, and whether it is still rolling (copied to the truth).
@@ -386,6 +396,10 @@ def _check_scene(scene: Scene) -> None:
             raise ValueError(f"unknown swirl colour {die.swirl!r}; known ones are {', '.join(BODY_COLOURS)}")
         if die.value not in PIP_LAYOUTS:
             raise ValueError(f"a die shows 1 to 6, not {die.value!r}")
+        if not (0.0 < 2 * die.pip_radius < die.pip_step and die.pip_step + die.pip_radius <= MOST_PIP_REACH):
+            raise ValueError(f"pips of radius {die.pip_radius} on a grid of step {die.pip_step} (in face sides) run into "
+                             f"each other or off the face; keep 2 x radius under the step and step + radius at most "
+                             f"{MOST_PIP_REACH}")
     for thing in scene.clutter:
         if thing.kind not in CLUTTER_KINDS or thing.colour not in BODY_COLOURS:
             raise ValueError(f"unknown thing {thing.kind!r} of colour {thing.colour!r}; kinds are "
@@ -495,14 +509,18 @@ def _draw_sides(canvas: np.ndarray, die: DieSpec, tx: float, ty: float, light_an
         shade = 0.55 + 0.2 * max(0.0, float(normal @ towards_light))
         cv2.fillConvexPoly(canvas, np.round(quad * 16).astype(np.int32), tuple(body * shade + 4), cv2.LINE_AA, shift=4)
         if facing >= 3.0 and die.value:
-            _side_pips(canvas, value, (top_mid + base_mid) / 2.0, tangent * die.size, base_mid - top_mid, pip * shade + 4)
+            _side_pips(canvas, value, (top_mid + base_mid) / 2.0, tangent * die.size, base_mid - top_mid, pip * shade + 4,
+                       (die.pip_step, die.pip_radius))
 
 
-def _side_pips(canvas, value: int, centre: np.ndarray, across: np.ndarray, down: np.ndarray, colour) -> None:
-    """Pips of a side face, foreshortened: each a circle of the face mapped onto the side."""
-    grid = np.array(PIP_LAYOUTS[value], dtype=np.float64) * 0.27
+def _side_pips(canvas, value: int, centre: np.ndarray, across: np.ndarray, down: np.ndarray, colour,
+               layout: tuple[float, float] = (PIP_STEP, PIP_RADIUS)) -> None:
+    """Pips of a side face, foreshortened: each a circle of the face (grid step and radius in
+    `layout`) mapped onto the side."""
+    step, radius = layout
+    grid = np.array(PIP_LAYOUTS[value], dtype=np.float64) * step
     spots = centre + grid[:, :1] * across + grid[:, 1:] * down
-    ring = np.outer(_CIRCLE[:, 0] * 0.095, across) + np.outer(_CIRCLE[:, 1] * 0.095, down)
+    ring = np.outer(_CIRCLE[:, 0] * radius, across) + np.outer(_CIRCLE[:, 1] * radius, down)
     outlines = np.round((spots[:, None, :] + ring[None, :, :]) * 16).astype(np.int32)
     cv2.fillPoly(canvas, list(outlines), tuple(colour), cv2.LINE_AA, shift=4)
 
@@ -511,7 +529,8 @@ def _paste_top(canvas: np.ndarray, die: DieSpec, tx: float, ty: float) -> None:
     """Blend the die's top-face sprite, turned and scaled, onto the canvas at (tx, ty)."""
     # A swirled die's marbling is one of SWIRL_PATTERNS, chosen by where it lies.
     swirl = None if die.swirl is None else (die.swirl, int(die.x * 7 + die.y * 13) % SWIRL_PATTERNS)
-    sprite, alpha = _top_sprite(die.colour, die.pip_name(), die.value, int(round(die.size)), swirl)
+    sprite, alpha = _top_sprite(die.colour, die.pip_name(), die.value, int(round(die.size)), swirl,
+                                (die.pip_step, die.pip_radius))
     _blend_turned(canvas, sprite, alpha, (tx, ty), die.angle, die.size / (sprite.shape[0] - 2),
                   int(math.ceil(die.size * 0.75)) + 2)
 
@@ -540,18 +559,19 @@ def _blend_turned(canvas: np.ndarray, colour: np.ndarray, alpha: np.ndarray, cen
 _SPRITES: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
 
-def _top_sprite(colour: str, pips: str, value: int, side: int,
-                swirl: tuple[str, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+def _top_sprite(colour: str, pips: str, value: int, side: int, swirl: tuple[str, int] | None = None,
+                layout: tuple[float, float] = (PIP_STEP, PIP_RADIUS)) -> tuple[np.ndarray, np.ndarray]:
     """The top face of a die, premultiplied BGR float32 and alpha, `side`+2 px square (cached);
-    `swirl` is a second body colour and the number of its marbling pattern."""
-    key = (colour, pips, value, side, swirl)
+    `swirl` is a second body colour and the number of its marbling pattern, `layout` the pips'
+    grid step and radius."""
+    key = (colour, pips, value, side, swirl, layout)
     if key not in _SPRITES:
-        _SPRITES[key] = _render_sprite(colour, pips, value, side, swirl)
+        _SPRITES[key] = _render_sprite(colour, pips, value, side, swirl, layout)
     return _SPRITES[key]
 
 
-def _render_sprite(colour: str, pips: str, value: int, side: int,
-                   swirl: tuple[str, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+def _render_sprite(colour: str, pips: str, value: int, side: int, swirl: tuple[str, int] | None = None,
+                   layout: tuple[float, float] = (PIP_STEP, PIP_RADIUS)) -> tuple[np.ndarray, np.ndarray]:
     """Draw a top face at 4x (bevelled rounded square, concave pips, marbled where `swirl` says) and shrink it."""
     k = SUPERSAMPLE
     n = (side + 2) * k
@@ -573,7 +593,7 @@ def _render_sprite(colour: str, pips: str, value: int, side: int,
     if swirl is not None:
         image = _marbled(image, body, np.array(BODY_COLOURS[swirl[0]], dtype=np.float64), swirl[1])
     if value:
-        _draw_pips(image, value, c, face, np.array(PIP_COLOURS[pips], dtype=np.float64), body)
+        _draw_pips(image, value, c, face, np.array(PIP_COLOURS[pips], dtype=np.float64), body, layout)
     image *= mask[..., None]
     small = cv2.resize(image, (side + 2, side + 2), interpolation=cv2.INTER_AREA)
     alpha = cv2.resize(mask, (side + 2, side + 2), interpolation=cv2.INTER_AREA)
@@ -596,10 +616,12 @@ def _marbled(image: np.ndarray, body: np.ndarray, second: np.ndarray, pattern: i
 SWIRL_PATTERNS, SWIRL_SEED, SWIRL_SHARE = 8, 4242, 0.7
 
 
-def _draw_pips(image: np.ndarray, value: int, c: float, face: float, pip: np.ndarray, body: np.ndarray) -> None:
-    """Concave pips: a shadowed rim on the lit side, the pip colour inside."""
-    step = face * 0.27
-    radius = face * 0.095
+def _draw_pips(image: np.ndarray, value: int, c: float, face: float, pip: np.ndarray, body: np.ndarray,
+               layout: tuple[float, float] = (PIP_STEP, PIP_RADIUS)) -> None:
+    """Concave pips: a shadowed rim on the lit side, the pip colour inside (grid step and radius
+    in face sides from `layout`)."""
+    step = face * layout[0]
+    radius = face * layout[1]
     rim = body * 0.55 + pip * 0.45
     for gx, gy in PIP_LAYOUTS[value]:
         r = radius * (1.25 if value == 1 else 1.0)

@@ -100,6 +100,33 @@ def test_the_pips_drawn_match_the_value_in_the_truth():
     assert [count_pips(image, die) for die in truth["dice"]] == [die["value"] for die in truth["dice"]]
 
 
+def _pip_spots(image, die):
+    """Centres of the dark pip blobs inside a white die's top face, relative to its centre (n x 2)."""
+    cx, cy = die["centre"]
+    half = int(die["size"] * 0.49)
+    face = cv2.cvtColor(image[int(cy) - half:int(cy) + half, int(cx) - half:int(cx) + half], cv2.COLOR_BGR2GRAY)
+    count, _, stats, centres = cv2.connectedComponentsWithStats((face < 110).astype(np.uint8))
+    keep = stats[1:, cv2.CC_STAT_AREA] >= 4
+    return centres[1:][keep] - (cx - int(cx) + half, cy - int(cy) + half), stats[1:, cv2.CC_STAT_AREA][keep]
+
+
+def test_a_makers_pip_layout_sets_how_far_apart_and_how_big_the_pips_are():
+    dice = (DieSpec(x=100, y=100, value=6, size=60),
+            DieSpec(x=250, y=100, value=6, size=60, pip_step=0.22, pip_radius=0.08),
+            DieSpec(x=400, y=100, value=6, size=60, pip_step=0.31, pip_radius=0.12))
+    image, truth = render(Scene(width=500, height=200, dice=dice, lighting=EVEN, background="plain", camera_mm=1e6))
+    spreads, areas = [], []
+    for die in truth["dice"]:
+        spots, area = _pip_spots(image, die)
+        assert len(spots) == 6
+        spreads.append(float(np.abs(spots[:, 0]).mean()) / die["size"])  # the columns lie one step either side
+        areas.append(float(np.median(area)))
+    usual, close, wide = spreads
+    assert close < usual < wide
+    assert abs(usual - 0.27) < 0.03 and abs(close - 0.22) < 0.03 and abs(wide - 0.31) < 0.03
+    assert areas[1] < areas[0] < areas[2]
+
+
 def test_dice_away_from_the_centre_show_a_side_face_towards_it():
     scene = Scene(width=1920, height=1080, lighting=EVEN, background="plain",
                   dice=(DieSpec(x=200, y=540, value=1, colour="red"), DieSpec(x=960, y=540, value=1, colour="red")))
@@ -159,6 +186,8 @@ def test_jpeg_and_noise_change_pixels_but_not_the_truth():
         (Scene(dice=(DieSpec(x=10, y=10, value=2, pips="gold"),)), "unknown pip colour 'gold'"),
         (Scene(dice=(DieSpec(x=10, y=10, value=2, swirl="copper"),)), "unknown swirl colour 'copper'"),
         (Scene(background="marble"), "unknown background 'marble'"),
+        (Scene(dice=(DieSpec(x=10, y=10, value=6, pip_step=0.2, pip_radius=0.11),)), "run into each other"),
+        (Scene(dice=(DieSpec(x=10, y=10, value=6, pip_step=0.36, pip_radius=0.1),)), "or off the face"),
     ],
 )
 def test_a_wrong_scene_is_named(scene, message):
