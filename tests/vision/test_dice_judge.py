@@ -14,7 +14,7 @@ import pytest
 import vision.dice as dice
 from vision.dice_judge import CONTEXT, MODEL_PATH, PATCH, DiceJudge, load_judge, patches, standardised, verdicts
 from vision.dice_values import load_value_reader
-from vision.simulator import BODY_COLOURS, DieSpec
+from vision.simulator import BODY_COLOURS, DieSpec, Scene, render_table
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO.parent / "shared" / "data" / "dice"
@@ -599,6 +599,15 @@ def test_varied_training_dice_have_pips_that_stand_out_and_half_are_marbled():
     red = np.mean([die.pips == "red" for die in made if die.colour != "red"])
     marbled = np.mean([die.swirl is not None for die in made])
     assert abs(red - train.RED_PIPS) < 0.08 and abs(marbled - 0.5) < 0.08
+    # Every maker's pip layout lies in range, and they differ (a judge that saw one layout took
+    # dice whose pips sit nearer the middle for smaller than they are).
+    steps = np.array([die.pip_step for die in made])
+    radii = np.array([die.pip_radius for die in made])
+    assert steps.min() >= train.PIP_STEPS[0] and steps.max() <= train.PIP_STEPS[1] and steps.std() > 0.02
+    assert radii.min() >= train.PIP_RADII[0] and (radii <= train.PIP_GAP * steps + 1e-9).all()
+    image, _ = render_table(Scene(width=400, height=300, dice=tuple(replace(die, x=200, y=150) for die in made[:20])),
+                            rng)  # each layout is one the simulator draws
+    assert image.shape == (300, 400, 3)
 
 
 def test_varied_training_frames_hold_marbled_dice_with_their_truth():
@@ -606,3 +615,23 @@ def test_varied_training_frames_hold_marbled_dice_with_their_truth():
     ((image, dice_, half),) = train.varied_images(frames=1)
     assert image.shape == (720, 1280, 3) and half == 0 and len(dice_) >= 6
     assert all(1 <= value <= 6 and 24 * 0.9 <= side for _, _, value, side in dice_)
+
+
+def test_tilted_training_frames_show_side_faces_whose_places_are_labelled_no_die():
+    train = _training_module(torch_needed=False)
+    ((image, dice_, half),) = train.tilted_images(frames=1)
+    assert image.shape == (720, 1280, 3) and half == 0 and len(dice_) >= 6
+    # The camera is close: a die off the frame's middle shows a side face most of its side tall,
+    # leaning away from the middle, and a patch on that face's middle shows no die.
+    middle = np.array([640.0, 360.0])
+    alone = [d for d in dice_ if all(e is d or np.hypot(e[0] - d[0], e[1] - d[1]) > 2.5 * d[3] for e in dice_)]
+    off = max(alone, key=lambda d: np.hypot(d[0] - 640.0, d[1] - 360.0))
+    centre, side = np.array(off[:2]), off[3]
+    away = (centre - middle) / np.linalg.norm(centre - middle)
+    on_side_face = centre - away * 0.8 * side
+    label = train.label_at(on_side_face, dice_, side)
+    assert label is not None and label[0] == 0
+    # The side face is drawn there: it is the die's own colour, darker, not the table.
+    table = image[5:40, 5:40].reshape(-1, 3).mean(axis=0)
+    x, y = np.round(on_side_face).astype(int)
+    assert np.linalg.norm(image[y - 2:y + 3, x - 2:x + 3].reshape(-1, 3).mean(axis=0) - table) > 20
