@@ -154,6 +154,10 @@ class DieSpec:
         """The pip colour of this die."""
         return self.pips or DEFAULT_PIPS.get(self.colour, "black")
 
+    def pip_layout(self) -> tuple[float, float]:
+        """Its pips' grid step and radius, in face sides."""
+        return self.pip_step, self.pip_radius
+
 
 # Things that are not dice: blank ones, and things marked with numbers or letters, whose strokes
 # and holes a pip finder sees as pips: dice of other kinds (a six-sided die numbered 1-6, the
@@ -510,11 +514,11 @@ def _draw_sides(canvas: np.ndarray, die: DieSpec, tx: float, ty: float, light_an
         cv2.fillConvexPoly(canvas, np.round(quad * 16).astype(np.int32), tuple(body * shade + 4), cv2.LINE_AA, shift=4)
         if facing >= 3.0 and die.value:
             _side_pips(canvas, value, (top_mid + base_mid) / 2.0, tangent * die.size, base_mid - top_mid, pip * shade + 4,
-                       (die.pip_step, die.pip_radius))
+                       die.pip_layout())
 
 
 def _side_pips(canvas, value: int, centre: np.ndarray, across: np.ndarray, down: np.ndarray, colour,
-               layout: tuple[float, float] = (PIP_STEP, PIP_RADIUS)) -> None:
+               layout: tuple[float, float]) -> None:
     """Pips of a side face, foreshortened: each a circle of the face (grid step and radius in
     `layout`) mapped onto the side."""
     step, radius = layout
@@ -530,7 +534,7 @@ def _paste_top(canvas: np.ndarray, die: DieSpec, tx: float, ty: float) -> None:
     # A swirled die's marbling is one of SWIRL_PATTERNS, chosen by where it lies.
     swirl = None if die.swirl is None else (die.swirl, int(die.x * 7 + die.y * 13) % SWIRL_PATTERNS)
     sprite, alpha = _top_sprite(die.colour, die.pip_name(), die.value, int(round(die.size)), swirl,
-                                (die.pip_step, die.pip_radius))
+                                die.pip_layout())
     _blend_turned(canvas, sprite, alpha, (tx, ty), die.angle, die.size / (sprite.shape[0] - 2),
                   int(math.ceil(die.size * 0.75)) + 2)
 
@@ -559,8 +563,8 @@ def _blend_turned(canvas: np.ndarray, colour: np.ndarray, alpha: np.ndarray, cen
 _SPRITES: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
 
-def _top_sprite(colour: str, pips: str, value: int, side: int, swirl: tuple[str, int] | None = None,
-                layout: tuple[float, float] = (PIP_STEP, PIP_RADIUS)) -> tuple[np.ndarray, np.ndarray]:
+def _top_sprite(colour: str, pips: str, value: int, side: int, swirl: tuple[str, int] | None,
+                layout: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
     """The top face of a die, premultiplied BGR float32 and alpha, `side`+2 px square (cached);
     `swirl` is a second body colour and the number of its marbling pattern, `layout` the pips'
     grid step and radius."""
@@ -570,8 +574,8 @@ def _top_sprite(colour: str, pips: str, value: int, side: int, swirl: tuple[str,
     return _SPRITES[key]
 
 
-def _render_sprite(colour: str, pips: str, value: int, side: int, swirl: tuple[str, int] | None = None,
-                   layout: tuple[float, float] = (PIP_STEP, PIP_RADIUS)) -> tuple[np.ndarray, np.ndarray]:
+def _render_sprite(colour: str, pips: str, value: int, side: int, swirl: tuple[str, int] | None,
+                   layout: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
     """Draw a top face at 4x (bevelled rounded square, concave pips, marbled where `swirl` says) and shrink it."""
     k = SUPERSAMPLE
     n = (side + 2) * k
@@ -617,7 +621,7 @@ SWIRL_PATTERNS, SWIRL_SEED, SWIRL_SHARE = 8, 4242, 0.7
 
 
 def _draw_pips(image: np.ndarray, value: int, c: float, face: float, pip: np.ndarray, body: np.ndarray,
-               layout: tuple[float, float] = (PIP_STEP, PIP_RADIUS)) -> None:
+               layout: tuple[float, float]) -> None:
     """Concave pips: a shadowed rim on the lit side, the pip colour inside (grid step and radius
     in face sides from `layout`)."""
     step = face * layout[0]
