@@ -380,6 +380,45 @@ def test_a_moved_face_is_coloured_around_its_new_centre_not_by_its_grid_or_its_p
     assert max(dice._body_colours(image, [across])[0]) < 40
 
 
+class _ScaleBoundJudge(_FakeJudge):
+    """A fake judge that finds a die's centre only through a patch of the die's own side: through a
+    bigger one it overshoots, as far as the patch is too big."""
+
+    def __init__(self, dice_: list[tuple[float, float, int]], die_side: float) -> None:
+        super().__init__(dice_)
+        self.die_side = die_side
+
+    def judge(self, bgr, centres, sides, turned=False):
+        """The fake judge's verdicts, offsets stretched by each patch's side over the die's."""
+        from vision.dice_judge import Verdicts
+
+        found = super().judge(bgr, centres, sides, turned)
+        stretch = np.broadcast_to(np.asarray(sides, float), (len(found.die),)) / self.die_side
+        return Verdicts(found.die, found.values, found.offsets * stretch[:, None])
+
+
+@pytest.mark.parametrize("fitted, misfit", [(20.0, False), (30.0, True)])
+def test_a_face_fitted_at_the_wrong_size_and_moved_is_looked_at_again_with_the_frames_die_side(monkeypatch, fitted, misfit):
+    image = np.full((300, 400, 3), 90, np.uint8)
+    # Faces of 20 px (dice of 28 px); an unsure two 12 px above its die, fitted at the frame's size
+    # or half as big again (two pips taken along an edge, not across the diagonal).
+    judge = _ScaleBoundJudge([(100, 100, 3), (200, 100, 4), (100, 212, 2)], die_side=dice.DIE_PER_FACE * 20.0)
+    monkeypatch.setattr(dice, "_JUDGE", judge)
+    chosen = [_face(100, 100, 3), _face(200, 100, 4), _face(100, 200, 2, size=fitted, certainty=0.6)]
+    (moved,) = [f for f in dice._judged_faces(image, chosen, [], squares=[]) if f.centre[1] > 150]
+    looks = judge.looks
+    assert moved.moved and moved.size == pytest.approx(20.0)  # coloured within a die of the frame's size
+    # Looked at again with the frame's die side, the misfit's die is found where it is.
+    assert moved.centre == pytest.approx((100.0, 212.0))
+    monkeypatch.setattr(dice, "RECENTRED", False)
+    judge.looks = 0
+    (kept,) = [f for f in dice._judged_faces(image, chosen, [], squares=[]) if f.centre[1] > 150]
+    assert kept.size == pytest.approx(fitted)
+    # Without the second look, the misfit's too big patch overshot the die's centre.
+    assert (abs(kept.centre[1] - 212.0) > 2.0) is misfit
+    assert looks - judge.looks == (1 if misfit else 0)
+
+
 def _pips(rows: list[tuple[float, float, float, float, float]]):
     """Pips from rows of (x, y, radius, contrast, roundness): dark pips on a light body."""
     from vision.dice_pips import Pips
