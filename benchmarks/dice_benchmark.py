@@ -10,6 +10,7 @@ a true die when its centre lies inside the true box with 15% slack, each true di
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import json
 import statistics
@@ -25,11 +26,31 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vision.dice import read_dice  # noqa: E402
+from vision.dice import judged_by, read_dice  # noqa: E402
+from vision.dice_judge import load_judge  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "dice"
 SCORER = ROOT.parent / "shared" / "tools" / "score_dice.py"
 DEFAULT_SETS = ("nell-byler-1208", "matteop65")
+
+
+def add_judge_option(parser: argparse.ArgumentParser) -> None:
+    """Give a benchmark --judge PATH: read with that judge model instead of the shipped one."""
+    parser.add_argument("--judge", type=Path,
+                        help="read with this judge model (.onnx) instead of the shipped one: a candidate written by "
+                             "training/train_dice_judge.py --write --out PATH, or one trained --across")
+
+
+def chosen_judge(parser: argparse.ArgumentParser, path: Path | None) -> contextlib.AbstractContextManager:
+    """Where to read with the judge at `path` (the shipped one when None); the parser's error,
+    which ends the run, when the file is not a judge model this OpenCV loads."""
+    if path is None:
+        return contextlib.nullcontext()
+    judge = load_judge(path)
+    if judge is None:
+        parser.error(f"--judge {path}: no judge model this OpenCV can load there; "
+                     "give an .onnx file written by training/train_dice_judge.py")
+    return judged_by(judge)
 
 
 def load_scorer():
@@ -485,7 +506,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="also read each folder resized by these factors, e.g. 0.5,1.5,3")
     parser.add_argument("--looks", type=_looks, default=[],
                         help=f"also read each folder as other lights and cameras show it: {', '.join([*LOOKS, *TURNS])}")
+    add_judge_option(parser)
     args = parser.parse_args(argv)
+    with chosen_judge(parser, args.judge):
+        return run(args)
+
+
+def run(args: argparse.Namespace) -> int:
+    """The benchmark's reports, as the options ask (2 when a folder's labels cannot be read)."""
     cv2.setNumThreads(1)
     score = load_scorer()
     folders = [Path(f) for f in args.folders] or [DATA / name for name in DEFAULT_SETS]

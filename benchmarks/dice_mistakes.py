@@ -21,7 +21,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.dice_benchmark import LOOKS, TURNS, labels_problem, matched, read_folder  # noqa: E402
+from benchmarks.dice_benchmark import (LOOKS, TURNS, add_judge_option, chosen_judge, labels_problem,  # noqa: E402
+                                       matched, read_folder)
 
 KINDS = ("false", "missed", "wrong")
 # Each picture on the sheet: TILE px square, showing CONTEXT times the die's size around it.
@@ -101,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--look", choices=sorted([*LOOKS, *TURNS]), help="read each photo as this light or camera shows it")
     parser.add_argument("--kinds", default=",".join(KINDS), help=f"which mistakes to list, of {', '.join(KINDS)}")
     parser.add_argument("--sheet", type=Path, help="write a picture of each mistake listed to this image file")
+    add_judge_option(parser)
     args = parser.parse_args(argv)
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
     unknown = sorted(set(kinds) - set(KINDS))
@@ -112,7 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.scale <= 0:
         parser.error("--scale must be above 0")
     cv2.setNumThreads(1)
-    truth, readings, _ = read_folder(args.folder, args.scale, args.look)
+    with chosen_judge(parser, args.judge):
+        truth, readings, _ = read_folder(args.folder, args.scale, args.look)
     found = [m for m in mistakes(truth, readings) if m.kind in kinds]
     for m in found:
         print(m.line())

@@ -23,7 +23,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.dice_benchmark import DATA, DEFAULT_SETS, _scales, simulator_frames  # noqa: E402
+from benchmarks.dice_benchmark import (DATA, DEFAULT_SETS, _scales, add_judge_option, chosen_judge,  # noqa: E402
+                                       simulator_frames)
 from vision.dice import read_dice  # noqa: E402
 
 
@@ -69,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scales", type=_scales, default=[0.5, 1.0, 2.0, 3.0],
                         help="sizes to read each photo at (default 0.5,1,2,3)")
     parser.add_argument("--sim", type=int, default=6, help="simulator frames to read (default 6)")
+    add_judge_option(parser)
     args = parser.parse_args(argv)
     folders = [Path(f) for f in args.folders] or [DATA / name for name in DEFAULT_SETS]
     missing = [str(f) for f in folders if not (f / "truth.json").exists()]
@@ -76,14 +78,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{', '.join(missing)}: no truth.json here; give folders with truth.json and images/.", file=sys.stderr)
         return 2
     cv2.setNumThreads(1)
-    read_dice(np.full((64, 64, 3), 128, np.uint8))  # load the models before the clock starts
-    start = time.process_time()
-    total, digest = 0, hashlib.md5()
-    for folder in folders:
-        count, digest = digest_of(photo_frames(folder, args.every, args.scales), digest)
+    with chosen_judge(parser, args.judge):
+        read_dice(np.full((64, 64, 3), 128, np.uint8))  # load the models before the clock starts
+        start = time.process_time()
+        total, digest = 0, hashlib.md5()
+        for folder in folders:
+            count, digest = digest_of(photo_frames(folder, args.every, args.scales), digest)
+            total += count
+        count, digest = digest_of(sim_frames(args.sim), digest)
         total += count
-    count, digest = digest_of(sim_frames(args.sim), digest)
-    total += count
     print(f"{total} readings, md5 {digest.hexdigest()}, {time.process_time() - start:.1f} CPU s")
     return 0
 

@@ -267,11 +267,8 @@ def image_samples(bgr: np.ndarray, dice_: list, rng: np.random.Generator, marked
     patches on every die, patches beside it, patches on each marked thing (x, y, side), and a few
     anywhere."""
     # The places come from the pip-first reader alone, not from the judge being replaced.
-    judge, dice._JUDGE = dice._JUDGE, None
-    try:
+    with dice.judged_by(None):
         chosen, candidates, squares = dice._top_faces(bgr)
-    finally:
-        dice._JUDGE = judge
     # The reader also judges loose pips (judge_proposals' `pips`); trained on those places too, the
     # judge read held-out photos no better (nell-byler +4 dice and +3 false dice, matteop65 -13
     # dice with the face scorer held out), so they are left out and the shipped model stands.
@@ -414,9 +411,7 @@ def export(net, path: Path, side: int = PATCH) -> None:
 
 def evaluate(path: Path, half: int | None) -> dict[str, dict]:
     """The team's scores of the reader with the judge at `path` on each photo set (one half, or all)."""
-    saved = dice._JUDGE
-    dice._JUDGE = DiceJudge(path)
-    try:
+    with dice.judged_by(DiceJudge(path)):
         score = dice_benchmark.load_scorer()
         out = {}
         for name in SETS:
@@ -427,8 +422,6 @@ def evaluate(path: Path, half: int | None) -> dict[str, dict]:
                 truth, readings = truth[pick], readings[pick]
             out[name] = score(truth, readings)
         return out
-    finally:
-        dice._JUDGE = saved
 
 
 def report_across(parts: list[dict], epochs: int, only: str | None = None) -> None:
@@ -453,8 +446,8 @@ def gathered(parts: list[dict], halves: tuple[int, ...]) -> tuple[np.ndarray, ..
     return tuple(np.concatenate([c[i] for c in chosen]) for i in range(len(chosen[0])))
 
 
-def arguments(argv: list[str] | None, doc: str, epochs: int, across: bool = False) -> argparse.Namespace:
-    """A training script's options: --report, --write, --epochs, and --across where it has one."""
+def arguments(argv: list[str] | None, doc: str, epochs: int, model: Path, across: bool = False) -> argparse.Namespace:
+    """A training script's options: --report, --write (to `model`, or --out), --epochs, and --across where it has one."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--report", action="store_true", help="train on halves and read the unseen halves")
     if across:
@@ -462,13 +455,16 @@ def arguments(argv: list[str] | None, doc: str, epochs: int, across: bool = Fals
                             help="train without one photo set (on the simulator and the other set) and read that set "
                                  "whole: each set in turn, or only the one named")
     parser.add_argument("--write", action="store_true", help="train on everything and write the model")
+    # A candidate written elsewhere is scored by the benchmarks' --judge (the judge's) before it is shipped.
+    parser.add_argument("--out", type=Path, default=model,
+                        help=f"where --write writes the model (default {model.relative_to(ROOT)}, the shipped one)")
     parser.add_argument("--epochs", type=int, default=epochs)
     return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Gather patches, train, report held-out numbers, and write the model if asked."""
-    args = arguments(argv, __doc__, epochs=48, across=True)
+    args = arguments(argv, __doc__, epochs=48, model=MODEL_PATH, across=True)
     cv2.setNumThreads(1)
     started = time.perf_counter()
     parts = [samples(simulator_images(), SEED), samples(things_images(), SEED + 100)]
@@ -495,9 +491,9 @@ def main(argv: list[str] | None = None) -> int:
         report_across(parts, args.epochs, None if args.across == "both" else args.across)
     if args.write:
         net = train(*gathered(parts, (0, 1)), epochs=args.epochs)
-        export(net, MODEL_PATH)
-        print(f"wrote {MODEL_PATH}")
-        for name, r in evaluate(MODEL_PATH, None).items():
+        export(net, args.out)
+        print(f"wrote {args.out}")
+        for name, r in evaluate(args.out, None).items():
             print(f"{name}: {100 * r['end_to_end']:.2f}% end to end, {r['false_dice']} false dice [in-sample]")
     print(f"done in {time.perf_counter() - started:.0f} s")
     return 0

@@ -73,12 +73,9 @@ def _contrasting_pips(body: str, rng: np.random.Generator) -> str:
 
 def measured_side(bgr: np.ndarray) -> float:
     """The typical die side the reader measures in an image (0 when it reads no face)."""
-    saved, dice._JUDGE = dice._JUDGE, None
-    try:
+    with dice.judged_by(None):
         chosen, candidates, squares = dice._top_faces(bgr)
         return dice.judge_proposals(chosen, candidates, squares)[2]
-    finally:
-        dice._JUDGE = saved
 
 
 def die_patches(bgr: np.ndarray, dice_: list, count: int, rng: np.random.Generator,
@@ -163,7 +160,7 @@ def held_out_accuracy(path: Path, images: list, half: int) -> tuple[int, int]:
 
 def main(argv: list[str] | None = None) -> int:
     """Gather patches, train, report held-out numbers, and write the model if asked."""
-    args = arguments(argv, __doc__, epochs=30)
+    args = arguments(argv, __doc__, epochs=30, model=MODEL_PATH)
     cv2.setNumThreads(1)
     started = time.perf_counter()
     photos = {name: labelled_images(name) for name in SETS}
@@ -183,8 +180,8 @@ def main(argv: list[str] | None = None) -> int:
                       f"({100 * right / max(total, 1):.2f}%) read right at their labelled centres [held out]", flush=True)
     if args.write:
         net = train(*gathered(parts, (0, 1)), epochs=args.epochs)
-        export(net, MODEL_PATH, PATCH)
-        print(f"wrote {MODEL_PATH}")
+        export(net, args.out, PATCH)
+        print(f"wrote {args.out}")
     print(f"done in {time.perf_counter() - started:.0f} s")
     return 0
 

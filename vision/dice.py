@@ -42,6 +42,8 @@ How it reads (pip-first, so it works for any body colour with contrasting pips):
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
@@ -50,7 +52,7 @@ import numpy as np
 
 from vision.colour import ColourProfile, default_profile
 from vision.dice_bodies import SHORT_VALUES, Square, body_squares, find_bodies, square_owners, unsized_squares
-from vision.dice_judge import Verdicts, load_judge
+from vision.dice_judge import DiceJudge, Verdicts, load_judge
 from vision.dice_layout import HALF_SIDE, TOLERANCE, fit_groups
 from vision.dice_pips import Pips, find_pips, sample, shrunk, spot_map
 from vision.dice_repeats import patterned
@@ -1363,6 +1365,20 @@ _SCORER = load_scorer()
 _JUDGE = load_judge()
 # The close-up value reader of unsure dice (None: the other stages' values stand).
 _VALUES = load_value_reader()
+
+
+@contextmanager
+def judged_by(judge: DiceJudge | None) -> Iterator[None]:
+    """Read with this judge of die places (None: none) inside the block, and with the one before after it."""
+    # For the benchmarks and the judge's training, which score a judge that is not shipped (one
+    # trained without a photo set, a candidate) by the same reader; the table never swaps it.
+    global _JUDGE
+    before, _JUDGE = _JUDGE, judge
+    try:
+        yield
+    finally:
+        _JUDGE = before
+
 
 # Places nearer than this share of the typical face size are judged once; nearer than CHOSEN_REACH
 # to a face the pip-first reader chose, they are left to that face.

@@ -674,3 +674,24 @@ def test_tilted_training_frames_show_side_faces_whose_places_are_labelled_no_die
     table = image[5:40, 5:40].reshape(-1, 3).mean(axis=0)
     x, y = np.round(on_side_face).astype(int)
     assert np.linalg.norm(image[y - 2:y + 3, x - 2:x + 3].reshape(-1, 3).mean(axis=0) - table) > 20
+
+
+def test_the_reader_reads_with_the_judge_it_is_given_and_its_own_again_after(monkeypatch):
+    entry = _truth("nell-byler-1208")[0]
+    frame = cv2.imread(str(DATA / "nell-byler-1208" / "images" / entry["image"]))
+    shipped, lent = dice._JUDGE, _FakeJudge([(0.0, 0.0, 1)])
+    with dice.judged_by(lent):
+        dice.read_dice(frame)
+    asked = lent.looks
+    assert asked > 0 and dice._JUDGE is shipped
+    dice.read_dice(frame)
+    assert lent.looks == asked
+    with pytest.raises(RuntimeError), dice.judged_by(None):
+        raise RuntimeError("a read that fails inside the block")
+    assert dice._JUDGE is shipped
+
+
+def test_a_trained_model_is_written_where_out_says_and_over_the_shipped_one_by_default():
+    arguments = _training_module(torch_needed=False).arguments
+    assert arguments(["--write"], "A script.", 48, MODEL_PATH).out == MODEL_PATH
+    assert arguments(["--write", "--out", "/tmp/candidate.onnx"], "A script.", 48, MODEL_PATH).out == Path("/tmp/candidate.onnx")

@@ -105,3 +105,38 @@ def test_a_folder_without_usable_labels_is_refused_with_a_message(tmp_path, caps
     with pytest.raises(SystemExit):
         _load("dice_mistakes").main([str(tmp_path)])
     assert says in capsys.readouterr().err
+
+
+def test_a_judge_model_that_cannot_be_loaded_is_refused_with_a_message(altered_labels, tmp_path, capsys):
+    broken = tmp_path / "judge.onnx"
+    broken.write_bytes(b"not a network")
+    for path in (broken, tmp_path / "absent.onnx"):
+        with pytest.raises(SystemExit):
+            _load("dice_mistakes").main([str(altered_labels), "--judge", str(path)])
+        assert f"--judge {path}: no judge model" in capsys.readouterr().err
+
+
+def test_a_folder_is_read_with_the_judge_given_and_the_shipped_one_after(altered_labels, capsys, monkeypatch):
+    import benchmarks.dice_benchmark as benchmark
+    import vision.dice as dice
+    from vision.dice_judge import MODEL_PATH, DiceJudge
+
+    # A judge file given by path is the one asked (here the shipped file, loaded again, counting its
+    # patches), and the reader's own judge stands again once the folder is read.
+    asked = []
+
+    class Counting(DiceJudge):
+        """The shipped network, counting the patches it is asked about."""
+
+        def judge(self, bgr, centres, sides, turned=False):
+            asked.append(len(centres))
+            return super().judge(bgr, centres, sides, turned)
+
+    monkeypatch.setattr(benchmark, "load_judge", Counting)
+    shipped = dice._JUDGE
+    mistakes = _load("dice_mistakes")
+    assert mistakes.main([str(altered_labels), "--judge", str(MODEL_PATH)]) == 0
+    with_file = capsys.readouterr().out
+    assert sum(asked) > 0 and dice._JUDGE is shipped
+    assert mistakes.main([str(altered_labels)]) == 0
+    assert capsys.readouterr().out == with_file
