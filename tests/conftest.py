@@ -12,9 +12,11 @@ _LENT = pytest.StashKey[ExitStack]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """Add --dice-judge PATH."""
+    """Add --dice-judge=PATH."""
+    # Given with '=': with a space, pytest takes PATH for what to test (its rootdir) before it reads
+    # this file's options, and finds neither the project's settings nor this option.
     parser.addoption("--dice-judge", type=Path, default=None,
-                     help="read dice with this judge model (.onnx) instead of the shipped one: which tests a candidate "
+                     help="read dice with this judge model (.onnx) instead of the shipped one, given as --dice-judge=PATH: which tests a candidate "
                           "from training/train_dice_judge.py --write --out PATH would break before it is shipped")
 
 
