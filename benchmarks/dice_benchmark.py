@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from vision.dice import judged_by, read_dice  # noqa: E402
-from vision.dice_judge import load_judge  # noqa: E402
+from vision.dice_judge import candidate_judge  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "dice"
 SCORER = ROOT.parent / "shared" / "tools" / "score_dice.py"
@@ -46,11 +46,10 @@ def chosen_judge(parser: argparse.ArgumentParser, path: Path | None) -> contextl
     which ends the run, when the file is not a judge model this OpenCV loads."""
     if path is None:
         return contextlib.nullcontext()
-    judge = load_judge(path)
-    if judge is None:
-        parser.error(f"--judge {path}: no judge model this OpenCV can load there; "
-                     "give an .onnx file written by training/train_dice_judge.py")
-    return judged_by(judge)
+    try:
+        return judged_by(candidate_judge(path))
+    except ValueError as problem:
+        parser.error(f"--judge {problem}")
 
 
 def load_scorer():

@@ -26,12 +26,12 @@ def pytest_configure(config: pytest.Config) -> None:
     if path is None:
         return
     from vision import dice
-    from vision.dice_judge import load_judge
+    from vision.dice_judge import candidate_judge
 
-    judge = load_judge(path)
-    if judge is None:
-        raise pytest.UsageError(f"--dice-judge {path}: no judge model this OpenCV can load there; "
-                                "give an .onnx file written by training/train_dice_judge.py")
+    try:
+        judge = candidate_judge(path)
+    except ValueError as problem:
+        raise pytest.UsageError(f"--dice-judge {problem}") from None
     config.stash[_LENT] = stack = ExitStack()
     stack.enter_context(dice.judged_by(judge))
 
@@ -41,4 +41,3 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     stack = config.stash.get(_LENT, None)
     if stack is not None:
         stack.close()
-

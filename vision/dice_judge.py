@@ -166,6 +166,16 @@ def load_judge(path: Path = MODEL_PATH) -> DiceJudge | None:
     return load_network(DiceJudge, path)
 
 
+def candidate_judge(path: Path) -> DiceJudge:
+    """A judge to score in place of the shipped one (benchmarks' --judge, the tests' --dice-judge);
+    ValueError, saying what to give instead, when the file is no judge model OpenCV loads."""
+    judge = load_judge(path)
+    if judge is None:
+        raise ValueError(f"{path}: no judge model this OpenCV can load there; "
+                         "give an .onnx file written by training/train_dice_judge.py")
+    return judge
+
+
 def load_network(kind: type, path: Path):
     """A network of this kind (an OnnxNet class) from its file, or None when the file is missing or
     unreadable: the reader then does without it."""

@@ -676,7 +676,7 @@ def test_tilted_training_frames_show_side_faces_whose_places_are_labelled_no_die
     assert np.linalg.norm(image[y - 2:y + 3, x - 2:x + 3].reshape(-1, 3).mean(axis=0) - table) > 20
 
 
-def test_the_reader_reads_with_the_judge_it_is_given_and_its_own_again_after(monkeypatch):
+def test_the_reader_reads_with_the_judge_it_is_given_and_its_own_again_after():
     entry = _truth("nell-byler-1208")[0]
     frame = cv2.imread(str(DATA / "nell-byler-1208" / "images" / entry["image"]))
     shipped, lent = dice._JUDGE, _FakeJudge([(0.0, 0.0, 1)])

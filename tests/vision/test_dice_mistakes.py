@@ -132,7 +132,7 @@ def test_a_folder_is_read_with_the_judge_given_and_the_shipped_one_after(altered
             asked.append(len(centres))
             return super().judge(bgr, centres, sides, turned)
 
-    monkeypatch.setattr(benchmark, "load_judge", Counting)
+    monkeypatch.setattr(benchmark, "candidate_judge", Counting)
     shipped = dice._JUDGE
     mistakes = _load("dice_mistakes")
     assert mistakes.main([str(altered_labels), "--judge", str(MODEL_PATH)]) == 0
