@@ -143,3 +143,26 @@ def test_a_folder_is_read_with_the_judge_given_and_the_shipped_one_after(altered
     with dice.judged_by(DiceJudge(MODEL_PATH)):
         assert mistakes.main([str(altered_labels)]) == 0
     assert capsys.readouterr().out == with_file
+
+
+def test_a_folder_is_read_with_no_judge_when_asked(altered_labels, capsys, monkeypatch):
+    import vision.dice as dice
+    from vision.dice_judge import DiceJudge
+
+    # --judge none: the judge is never asked (a judge that fails when asked would end the run), the
+    # reader alone reads what it reads with no judge lent, and the reader's own judge stands after.
+    class Failing(DiceJudge):
+        """A judge that must not be asked."""
+
+        def judge(self, bgr, centres, sides, turned=False):
+            raise AssertionError("the judge was asked")
+
+    mistakes = _load("dice_mistakes")
+    with dice.judged_by(None):
+        assert mistakes.main([str(altered_labels)]) == 0
+    alone = capsys.readouterr().out
+    shipped = dice._JUDGE
+    monkeypatch.setattr(dice, "_JUDGE", Failing.__new__(Failing))
+    assert mistakes.main([str(altered_labels), "--judge", "none"]) == 0
+    assert capsys.readouterr().out == alone
+    assert isinstance(dice._JUDGE, Failing) and shipped is not None
