@@ -33,6 +33,10 @@ DATA = ROOT.parent / "shared" / "data" / "dice"
 SCORER = ROOT.parent / "shared" / "tools" / "score_dice.py"
 DEFAULT_SETS = ("nell-byler-1208", "matteop65")
 
+# `--judge none`: the reader with no judge, the floor a judge must beat on photos it was not trained
+# on (a judge trained without nell-byler read it 79.4 %, the reader alone 94.7 %: README).
+NO_JUDGE = "none"
+
 
 def add_judge_option(parser: argparse.ArgumentParser) -> None:
     """Give a benchmark --judge PATH: read with that judge model instead of the shipped one."""
@@ -42,14 +46,9 @@ def add_judge_option(parser: argparse.ArgumentParser) -> None:
                              f"'{NO_JUDGE}' reads with no judge at all (the pip-first reader alone)")
 
 
-# `--judge none`: the reader with no judge, the floor a judge must beat on photos it was not trained
-# on (a judge trained without nell-byler read it 79.4 %, the reader alone 94.7 %: README).
-NO_JUDGE = "none"
-
-
 def chosen_judge(parser: argparse.ArgumentParser, path: Path | None) -> contextlib.AbstractContextManager:
-    """Where to read with the judge at `path` (the shipped one when None, none at all for NO_JUDGE); the parser's error,
-    which ends the run, when the file is not a judge model this OpenCV loads."""
+    """Where to read with the judge at `path` (the shipped one when None, none at all for NO_JUDGE);
+    the parser's error, which ends the run, when the file is not a judge model this OpenCV loads."""
     if path is None:
         return contextlib.nullcontext()
     if str(path) == NO_JUDGE:
