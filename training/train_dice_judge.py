@@ -455,7 +455,8 @@ def arguments(argv: list[str] | None, doc: str, epochs: int, model: Path, across
                             help="train without one photo set (on the simulator and the other set) and read that set "
                                  "whole: each set in turn, or only the one named")
     parser.add_argument("--write", action="store_true", help="train on everything and write the model")
-    # A candidate written elsewhere is scored by the benchmarks' --judge (the judge's) before it is shipped.
+    # A candidate written elsewhere leaves the shipped file as it is: a judge is scored by the benchmarks' --judge
+    # and pytest --dice-judge; a value reader has no such option yet (its --report scores it held out).
     parser.add_argument("--out", type=Path, default=model,
                         help=f"where --write writes the model (default {model.relative_to(ROOT)}, the shipped one)")
     parser.add_argument("--epochs", type=int, default=epochs)
