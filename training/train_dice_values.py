@@ -74,7 +74,7 @@ def _contrasting_pips(body: str, rng: np.random.Generator) -> str:
 def measured_side(bgr: np.ndarray) -> float:
     """The typical die side the reader measures in an image (0 when it reads no face)."""
     with dice.judged_by(None):
-        chosen, candidates, squares = dice._top_faces(bgr)
+        chosen, candidates, squares, _ = dice._top_faces(bgr)
         return dice.judge_proposals(chosen, candidates, squares)[2]
 
 

@@ -22,8 +22,8 @@ How it reads (pip-first, so it works for any body colour with contrasting pips):
    is raised (a six split into a three and a two);
 7. a small convolutional judge (vision/dice_judge.py, vision/models/dice_judge.onnx, run by OpenCV's
    dnn module) looks at a patch around each chosen face the scorer is not sure of and each other
-   proposed place (unchosen faces, die-sized bodies, loose pips of a die's pip size that no chosen
-   face holds): it adds the dice it is sure of where no face was chosen (clumps, faint pips, ones
+   proposed place (unchosen faces, die-sized bodies, fainter die-sized blobs, loose pips of a die's
+   pip size that no chosen face holds): it adds the dice it is sure of where no face was chosen (clumps, faint pips, ones
    on swirled bodies, bodies like the table), and its value replaces an unsure chosen face's where
    it is sure of another. Without the model file the pip-first reading stands;
 8. a close-up value reader (vision/dice_values.py, vision/models/dice_values.onnx) reads the value
@@ -51,7 +51,8 @@ import cv2
 import numpy as np
 
 from vision.colour import ColourProfile, default_profile
-from vision.dice_bodies import SHORT_VALUES, Square, body_squares, find_bodies, square_owners, unsized_squares
+from vision.dice_bodies import (BODY_STEP, FAINT_STEP, SHORT_VALUES, Square, find_bodies, square_owners, squares_by_step,
+                                unsized_squares)
 from vision.dice_judge import DiceJudge, Verdicts, load_judge
 from vision.dice_layout import HALF_SIDE, TOLERANCE, fit_groups
 from vision.dice_pips import Pips, find_pips, sample, shrunk, spot_map
@@ -153,9 +154,9 @@ def _read(image: np.ndarray, profile: ColourProfile | None = None, factor: float
     shown = bgr
     bgr, lift = _prepared(bgr)
     frame, look, factor, following = _sized_look(bgr, factor, bounds)
-    faces, candidates, squares = _top_faces(frame, look)
+    faces, candidates, squares, faint = _top_faces(frame, look)
     if _JUDGE is not None:
-        faces = _judged_faces(frame, faces, candidates, squares, look.pips)
+        faces = _judged_faces(frame, faces, candidates, squares, look.pips, faint)
     if _VALUES is not None:
         faces = _valued_faces(frame, faces, candidates)
     if PATTERNS_CHECKED and look.mark_spacing:
@@ -765,15 +766,25 @@ def _without_side_faces(chosen: list["_Face"]) -> list["_Face"]:
 SURE_ONE, ONE_SIDES = 0.9, 2.5
 
 
-def _top_faces(bgr: np.ndarray, look: _Look | None = None) -> tuple[list["_Face"], list["_Face"], list[Square]]:
+class TopFaces(NamedTuple):
+    """The pip-first reading of a frame: chosen faces, every candidate face weighed, the die-sized
+    body squares, and fainter squares off them for the judge to look at (FAINT_BODIES)."""
+
+    chosen: list["_Face"]
+    candidates: list["_Face"]
+    squares: list[Square]
+    faint: list[Square]
+
+
+def _top_faces(bgr: np.ndarray, look: _Look | None = None) -> TopFaces:
     """The top faces of the dice in a BGR image, in its pixels; every candidate face weighed; and
-    the die-sized body squares (none unless the whole image was read, not only regions)."""
+    the die-sized body squares, plain and faint (none unless the whole image was read, not only regions)."""
     look = look or _first_look(bgr)
-    chosen, squares = look.chosen, []
     if BODY_FIRST and look.whole:
         # Only a whole image shows enough table around the dice to tell a body from the table.
-        chosen, squares = _body_faces(bgr, chosen)
-    return chosen, look.candidates, squares
+        chosen, squares, faint = _body_faces(bgr, look.chosen)
+        return TopFaces(chosen, look.candidates, squares, faint)
+    return TopFaces(look.chosen, look.candidates, [], [])
 
 
 def pip_scale(bgr: np.ndarray, look: _Look, probe: bool = True, bounds: tuple[float, float] | None = None) -> float:
@@ -1210,18 +1221,20 @@ HEAP_SURE = 0.5
 BODY_CERTAINTY = 0.5
 
 
-def _body_faces(bgr: np.ndarray, chosen: list["_Face"]) -> tuple[list["_Face"], list[Square]]:
+def _body_faces(bgr: np.ndarray, chosen: list["_Face"]) -> tuple[list["_Face"], list[Square], list[Square]]:
     """The chosen faces, with a higher value where their die's body shows more pips, and the faces
-    of the die bodies that they miss, at the chosen faces' typical size; and all body squares."""
+    of the die bodies that they miss, at the chosen faces' typical size; all body squares; and the
+    fainter squares off them, for the judge (FAINT_BODIES)."""
     measured = [f.size for f in chosen if f.value > 1]
     if not measured:
         # No sure die size to look for: the judge looks at every strictly square blob at its own
         # size (a lone die whose pips the pip finder missed, red on a dark body; dice showing ones).
-        return chosen, unsized_squares(bgr) if _JUDGE is not None else []
+        return chosen, unsized_squares(bgr) if _JUDGE is not None else [], []
     typical = _middle(measured)
     # Faces the scorer is half sure of mark the heaps of touching dice (a heap of things mostly holds none).
     sure = np.array([f.centre for f in chosen if f.certainty >= HEAP_SURE], np.float64).reshape(-1, 2)
-    squares = body_squares(bgr, typical, dice=sure)
+    faint_too = FAINT_BODIES and _JUDGE is not None
+    squares, *faint = squares_by_step(bgr, typical, (BODY_STEP, FAINT_STEP) if faint_too else (BODY_STEP,), dice=sure)
     # With the judge at hand, a body that holds no chosen face is left to it: it tells a die from
     # a blob better than the body's own pips do (held out, two-fold: nell-byler 94.5 -> 95.0 % end
     # to end, with the face scorer held out too 93.8 -> 94.5 %), and faster (nell-byler's median
@@ -1240,7 +1253,23 @@ def _body_faces(bgr: np.ndarray, chosen: list["_Face"]) -> tuple[list["_Face"], 
         colour = _median(sample(bgr, np.array(body.centre, np.float32) + ring))
         out.append(_Face((), body.value, body.centre, body.side / (2.0 * HALF_SIDE), body.angle, body.error,
                          tuple(float(v) for v in colour), certainty=BODY_CERTAINTY))
-    return out, squares
+    return out, squares, _off_bodies(faint[0], squares) if faint else []
+
+
+# The judge also looks at die-sized blobs fainter than a body (dice_bodies.FAINT_STEP) where no body
+# square lies, and takes a die there only as surely as one at pips alone (NEW_DIE): matteop65's
+# ivory dice on light wood, their pips streaked by motion, showed no pip and no body. Nell-byler as
+# shot 1059 -> 1060 dice, matteop65 1197 -> 1199, the same false dice; over each set's six sizes and
+# eight looks nell 14,640 -> 14,641 (132 false both), matteop 16,659 -> 16,691 (243 -> 241 false).
+# Taken as bodies (NEW_BODY), matteop 16,706 but 248 false; at a step of 25 or 35 (not 30), as shot
+# the same and a die fewer.
+FAINT_BODIES = True
+
+
+def _off_bodies(faint: list[Square], squares: list[Square]) -> list[Square]:
+    """The faint squares whose centre lies over half a side (theirs or the body's) from every body square."""
+    return [(centre, side, angle) for centre, side, angle in faint
+            if all(np.hypot(centre[0] - x, centre[1] - y) > 0.5 * max(side, other) for (x, y), other, _ in squares)]
 
 
 def _upgraded(bgr: np.ndarray, faces: list["_Face"], squares: list[Square], typical: float,
@@ -1640,12 +1669,13 @@ def _spread_out(points: np.ndarray, reach: np.ndarray) -> np.ndarray:
 
 
 def _judged_faces(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Face"],
-                  squares: list[Square], pips: Pips | None = None) -> list["_Face"]:
+                  squares: list[Square], pips: Pips | None = None, faint: list[Square] = ()) -> list["_Face"]:
     """The pip-first reader's faces that the judge does not reject, and the dice the judge is sure
-    of where the pip-first reader chose nothing (looked for also at the frame's loose `pips`)."""
+    of where the pip-first reader chose nothing (looked for also at the frame's loose `pips` and
+    at `faint` blobs, which are not bodies: FAINT_BODIES)."""
     bead_like = _bead_like(chosen, candidates)
     settled = _settled(chosen, bead_like)
-    places, sides, typical, loose = _proposals(chosen, candidates, squares, settled=settled, pips=pips)
+    places, sides, typical, loose = _proposals(chosen, candidates, list(squares) + list(faint), settled=settled, pips=pips)
     if not len(places):
         return chosen
     # The loose pips are looked at last, and only beyond the dice the other places found: there, a

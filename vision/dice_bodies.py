@@ -24,6 +24,9 @@ from vision.dice_pips import shrunk
 TABLE_SIDES = 2.5
 # Least colour difference (largest over B, G, R) of a body pixel from the table beside it.
 BODY_STEP = 45
+# A fainter body (an ivory die on light wood stands 30-45 grey levels off it) is still a place for
+# the judge to look at, though not a body to read or to part heaps by: vision.dice.FAINT_BODIES.
+FAINT_STEP = 30
 # A body's area, in squares of the typical top face's side (from its pips): dice with pips far
 # out (~0.8) or near the middle (~1.3), seen from above, to a leaning die showing sides (~2.5).
 AREA_RANGE = (0.5, 3.2)
@@ -109,10 +112,17 @@ def body_squares(bgr: np.ndarray, typical: float, ratio: float = SQUARE_RATIO,
     places where a die may lie whose pips the pip-first reader could not join. A blob is square
     when its long side is at most `ratio` times its short side. A heap that erosion cannot part is
     split at its deepest points where it holds one of the `dice` read already (centres, n x 2)."""
+    return squares_by_step(bgr, typical, (BODY_STEP,), ratio, dice)[0]
+
+
+def squares_by_step(bgr: np.ndarray, typical: float, steps: tuple[int, ...], ratio: float = SQUARE_RATIO,
+                    dice: np.ndarray | None = None) -> list[list[Square]]:
+    """body_squares for each least colour difference from the table in `steps` (BODY_STEP finds
+    bodies, FAINT_STEP fainter ones too), the difference measured once."""
     if typical < 12 or min(bgr.shape[:2]) < 3 * typical:
-        return []
-    mask, shrink = _body_mask(bgr, typical)
-    return _squares(mask, shrink, typical, ratio, dice)
+        return [[] for _ in steps]
+    difference, shrink = _table_difference(bgr, typical)
+    return [_squares(_body_mask(difference, typical, shrink, least), shrink, typical, ratio, dice) for least in steps]
 
 
 def unsized_squares(bgr: np.ndarray) -> list[Square]:
@@ -308,8 +318,8 @@ def _halves(contour: np.ndarray, shrink: int, typical: float) -> list[tuple]:
     return out
 
 
-def _body_mask(bgr: np.ndarray, typical: float) -> tuple[np.ndarray, int]:
-    """Pixels that differ from the table's local colour, cleaned of specks and thin lines, on the
+def _table_difference(bgr: np.ndarray, typical: float) -> tuple[np.ndarray, int]:
+    """Each pixel's colour difference from the table's local colour (largest over B, G, R), on the
     image shrunk (for speed) by the factor returned."""
     shrink = 2 if typical < 60 else 4
     half = shrunk(bgr, shrink)
@@ -319,13 +329,18 @@ def _body_mask(bgr: np.ndarray, typical: float) -> tuple[np.ndarray, int]:
     k = max(3, int(TABLE_SIDES * typical / 8) | 1)
     table = cv2.resize(cv2.medianBlur(tiny, min(k, 255)), half.shape[1::-1], interpolation=cv2.INTER_LINEAR)
     diff = cv2.split(cv2.absdiff(half, table))
-    step = cv2.max(cv2.max(diff[0], diff[1]), diff[2])
-    _, mask = cv2.threshold(step, BODY_STEP, 255, cv2.THRESH_BINARY)
+    return cv2.max(cv2.max(diff[0], diff[1]), diff[2]), shrink
+
+
+def _body_mask(difference: np.ndarray, typical: float, shrink: int, least: int) -> np.ndarray:
+    """The pixels of a table difference map (_table_difference) of `least` or more, cleaned of
+    specks and thin lines."""
+    _, mask = cv2.threshold(difference, least, 255, cv2.THRESH_BINARY)
     r = max(1, int(typical / (12 * shrink)))
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
     # Close the pips and gloss inside a body, then cut thin bridges between touching things.
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel)
-    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel), shrink
+    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
 
 
 def _read_body(bgr: np.ndarray, centre: tuple[float, float], side: float, angle: float) -> Body | None:

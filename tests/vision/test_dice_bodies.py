@@ -260,3 +260,28 @@ def test_a_heaps_squares_lie_inside_it_and_apart(places, typical):
     assert (inside >= bodies.PEAK_DEPTH * typical).all()
     gaps = np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1))
     assert (gaps[~np.eye(len(centres), dtype=bool)] >= bodies.PEAK_SPACING * typical - 1e-9).all()
+
+
+def test_a_body_fainter_than_a_body_is_found_by_the_faint_step_alone():
+    # An ivory die on light wood: 35 grey levels off the table, under BODY_STEP, over FAINT_STEP.
+    image = np.full((400, 520, 3), 190, np.uint8)
+    cv2.rectangle(image, (200, 180), (200 + SIDE, 180 + SIDE), (225, 225, 225), -1)
+    image = cv2.GaussianBlur(image, (3, 3), 0)
+    assert bodies.FAINT_STEP < 35 < bodies.BODY_STEP
+    plain, faint = bodies.squares_by_step(image, 0.9 * SIDE, (bodies.BODY_STEP, bodies.FAINT_STEP))
+    assert plain == bodies.body_squares(image, 0.9 * SIDE) == []
+    assert [(round(x), round(y)) for (x, y), _, _ in faint] in ([(200 + SIDE // 2, 180 + SIDE // 2)], [(200 + SIDE // 2 + 1, 180 + SIDE // 2 + 1)])
+
+
+@pytest.mark.parametrize("image, box", [("six_44.jpg", [502, 322, 546, 366]), ("six_45.jpg", [498, 206, 533, 250])])
+def test_a_six_whose_pips_motion_streaked_on_an_ivory_die_over_wood_is_read_at_its_faint_body(image, box, monkeypatch):
+    # Its pips are streaks, not round spots, and its body stands out from the light wood by less
+    # than a body: no place was looked at there, though the judge is sure of a six (0.97-1.0).
+    import vision.dice
+
+    photo, entry = labelled_photo("matteop65", image)
+    assert box in [d["box"] for d in entry["dice"]]
+    x1, y1, x2, y2 = box
+    assert [r.value for r in read_dice(photo) if x1 <= r.x <= x2 and y1 <= r.y <= y2] == [6]
+    monkeypatch.setattr(vision.dice, "FAINT_BODIES", False)
+    assert [r.value for r in read_dice(photo) if x1 <= r.x <= x2 and y1 <= r.y <= y2] == []

@@ -198,13 +198,15 @@ def test_dark_dice_seen_as_the_big_pips_of_ones_do_not_shrink_a_small_photo(imag
 
 
 def test_photos_of_pips_under_two_pixels_are_enlarged_and_read_better(monkeypatch):
-    photos = _photos("nell-byler-1208", 3)
+    photos = _photos("nell-byler-1208", 1)
     small = [cv2.resize(image, None, fx=0.75, fy=0.75, interpolation=cv2.INTER_AREA) for image, _ in photos]
     right = sum(_right(read_dice(s), entry, 0.75) for s, (_, entry) in zip(small, photos))
-    # Their pips are 1.2-2.3 px: read as they were (from 1.5 px), dice are lost (5 of 41 photos'
-    # dice before touching dice and heaps were split, 2 since: split, some are found at either size).
+    # Their pips are 1.2-2.3 px: read as they were (from 1.5 px), dice are lost (5 of every third
+    # photo's dice before touching dice and heaps were split, 2 since: split, some are found at
+    # either size; 1 since faint blobs are judged too: FAINT_BODIES). Over all 121 photos, 1034
+    # against 1023 (1013 without faint blobs).
     monkeypatch.setattr(dice, "PIP_RANGE", (1.5, dice.PIP_RANGE[1]))
-    assert right >= sum(_right(read_dice(s), entry, 0.75) for s, (_, entry) in zip(small, photos)) + 2, right
+    assert right >= sum(_right(read_dice(s), entry, 0.75) for s, (_, entry) in zip(small, photos)) + 8, right
 
 
 def test_photos_at_the_sizes_the_reader_reads_best_are_not_resized():

@@ -82,7 +82,7 @@ def test_the_value_reader_reads_labelled_dice_at_their_centres(name, least):
     right = total = 0
     for entry in _truth(name)[::6]:
         image = cv2.imread(str(DATA / name / "images" / entry["image"]))
-        chosen, candidates, _ = dice._top_faces(image)
+        chosen, candidates, _, _ = dice._top_faces(image)
         typical = dice._typical_face(chosen, candidates)
         if not typical:
             continue
