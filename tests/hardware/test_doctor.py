@@ -6,7 +6,6 @@ import argparse
 import threading
 import time
 
-import pytest
 
 from companion.commands import doctor
 from companion.settings import SeatPins
