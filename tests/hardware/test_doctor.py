@@ -6,7 +6,6 @@ import argparse
 import threading
 import time
 
-
 from companion.commands import doctor
 from companion.settings import SeatPins
 from hardware.board import TableBoard
