@@ -23,9 +23,9 @@ How it reads (pip-first, so it works for any body colour with contrasting pips):
 7. a small convolutional judge (vision/dice_judge.py, vision/models/dice_judge.onnx, run by OpenCV's
    dnn module) looks at a patch around each chosen face the scorer is not sure of and each other
    proposed place (unchosen faces, die-sized bodies, fainter die-sized blobs, loose pips of a die's
-   pip size that no chosen face holds): it adds the dice it is sure of where no face was chosen (clumps, faint pips, ones
-   on swirled bodies, bodies like the table), and its value replaces an unsure chosen face's where
-   it is sure of another. Without the model file the pip-first reading stands;
+   pip size that no chosen face holds): it adds the dice it is sure of where no face was chosen
+   (clumps, faint pips, ones on swirled bodies, bodies like the table), and its value replaces an
+   unsure chosen face's where it is sure of another. Without the model file the pip-first reading stands;
 8. a close-up value reader (vision/dice_values.py, vision/models/dice_values.onnx) reads the value
    of every die the reader is not sure of (unsure faces, bodies, the judge's dice) from a patch
    just wider than the die: faint, small or red-on-dark pips that the pip stages miss or misplace.
@@ -666,7 +666,7 @@ def _off_pattern(bgr: np.ndarray, faces: list["_Face"], mark_spacing: float) -> 
 # table of dice: CROWDED_PIPS), a reading whose place repeats itself one step of a pattern away and
 # back, two ways, is the pattern (the judge, shown no mesh in training, took many of a mesh's places
 # for dice). Other frames (the simulator's tables of 26 dice, nearly every photo of both sets) are
-# not checked: it costs ~0.4 ms a reading.
+# not checked: it costs ~0.4 ms a reading for each patch width tried (TEMPLATES_TRIED).
 PATTERNS_CHECKED = True
 
 

@@ -52,7 +52,7 @@ def repeats(gray: np.ndarray, centre: tuple[float, float], face_side: float, mar
     """How well the image around a place (a die's face `face_side` px wide) matches itself one step
     of a pattern away and back, along two directions, and both steps away: the least of those
     correlations (-1..1; 0 for a place with nothing to repeat). `mark_spacing`: the frame's
-    pattern marks' spacing (px), 0 if unknown."""
+    pattern marks' spacing (px), 0 if unknown; `template_sides`: the patch's width in face sides."""
     if not all(math.isfinite(v) for v in (*centre, face_side, mark_spacing)) or face_side < 1.0:
         return 0.0  # no place, or a face of less than a pixel: nothing to compare
     scale = SCALED / (template_sides * face_side)
