@@ -51,7 +51,7 @@ import cv2
 import numpy as np
 
 from vision.colour import ColourProfile, default_profile
-from vision.dice_bodies import (BODY_STEP, FAINT_STEP, SHORT_VALUES, Square, find_bodies, square_owners, squares_by_step,
+from vision.dice_bodies import (BODY_STEP, Body, FAINT_STEP, SHORT_VALUES, Square, find_bodies, square_owners, squares_by_step,
                                 unsized_squares)
 from vision.dice_judge import DiceJudge, Verdicts, load_judge
 from vision.dice_layout import HALF_SIDE, TOLERANCE, fit_groups
@@ -1223,8 +1223,9 @@ BODY_CERTAINTY = 0.5
 
 def _body_faces(bgr: np.ndarray, chosen: list["_Face"]) -> tuple[list["_Face"], list[Square], list[Square]]:
     """The chosen faces, with a higher value where their die's body shows more pips, and the faces
-    of the die bodies that they miss, at the chosen faces' typical size; all body squares; and the
-    fainter squares off them, for the judge (FAINT_BODIES)."""
+    of the die bodies that they miss, at the chosen faces' typical size (with a judge, it reads
+    those bodies itself: _fallen_back); all body squares; and the fainter squares off them, for
+    the judge (FAINT_BODIES)."""
     measured = [f.size for f in chosen if f.value > 1]
     if not measured:
         # No sure die size to look for: the judge looks at every strictly square blob at its own
@@ -1242,18 +1243,21 @@ def _body_faces(bgr: np.ndarray, chosen: list["_Face"]) -> tuple[list["_Face"], 
     # A face the scorer is all but certain of shows all its die's pips: its body is not read again
     # (a third of nell-byler's body reads, ~0.6 ms each; held out, every die read the same).
     certain = frozenset(k for k, f in enumerate(chosen) if f.certainty >= CERTAIN)
-    bodies, more = find_bodies(bgr, typical, [(f.centre, f.value) for f in chosen], squares, missed=_JUDGE is None,
-                               settled=certain, upgrade=_VALUES is None)
+    bodies, more = find_bodies(bgr, typical, [(f.centre, f.value) for f in chosen], squares,
+                               missed=_JUDGE is None, settled=certain, upgrade=_VALUES is None)
     out = [replace(f, value=more[k]) if k in more else f for k, f in enumerate(chosen)]
     if _VALUES is not None:
         out = _upgraded(bgr, out, squares, typical, certain)
-    for body in bodies:
-        turn = np.radians(body.angle + np.arange(0.0, 360.0, 45.0))
-        ring = np.stack([np.cos(turn), np.sin(turn)], axis=1) * (0.4 * body.side)
-        colour = _median(sample(bgr, np.array(body.centre, np.float32) + ring))
-        out.append(_Face((), body.value, body.centre, body.side / (2.0 * HALF_SIDE), body.angle, body.error,
-                         tuple(float(v) for v in colour), certainty=BODY_CERTAINTY))
-    return out, squares, _off_bodies(faint[0], squares) if faint else []
+    return out + [_body_face(bgr, body) for body in bodies], squares, _off_bodies(faint[0], squares) if faint else []
+
+
+def _body_face(bgr: np.ndarray, body: Body) -> "_Face":
+    """The face of a die found by its body: the value its pips show, its colour from a ring inside it."""
+    turn = np.radians(body.angle + np.arange(0.0, 360.0, 45.0))
+    ring = np.stack([np.cos(turn), np.sin(turn)], axis=1) * (0.4 * body.side)
+    colour = _median(sample(bgr, np.array(body.centre, np.float32) + ring))
+    return _Face((), body.value, body.centre, body.side / (2.0 * HALF_SIDE), body.angle, body.error,
+                 tuple(float(v) for v in colour), certainty=BODY_CERTAINTY)
 
 
 # The judge also looks at die-sized blobs fainter than a body (dice_bodies.FAINT_STEP) where no body
@@ -1264,6 +1268,8 @@ def _body_faces(bgr: np.ndarray, chosen: list["_Face"]) -> tuple[list["_Face"], 
 # Taken as bodies (NEW_BODY), matteop 16,706 but 248 false; at a step of 25 or 35 (not 30), as shot
 # the same and a die fewer.
 FAINT_BODIES = True
+BODY_FALLBACK = True
+FALLBACK_FLOOR = 0.0001
 
 
 def _off_bodies(faint: list[Square], squares: list[Square]) -> list[Square]:
@@ -1670,9 +1676,10 @@ def _spread_out(points: np.ndarray, reach: np.ndarray) -> np.ndarray:
 
 def _judged_faces(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Face"],
                   squares: list[Square], pips: Pips | None = None, faint: list[Square] = ()) -> list["_Face"]:
-    """The pip-first reader's faces that the judge does not reject, and the dice the judge is sure
-    of where the pip-first reader chose nothing (looked for also at the frame's loose `pips` and
-    at `faint` blobs, which are not bodies: FAINT_BODIES)."""
+    """The pip-first reader's faces that the judge does not reject, the dice the judge is sure of
+    where the pip-first reader chose nothing (looked for also at the frame's loose `pips` and at
+    `faint` blobs, which are not bodies: FAINT_BODIES), and the dice whose bodies' pips read a value
+    where it found none and is not sure there is none (BODY_FALLBACK)."""
     bead_like = _bead_like(chosen, candidates)
     settled = _settled(chosen, bead_like)
     places, sides, typical, loose = _proposals(chosen, candidates, list(squares) + list(faint), settled=settled, pips=pips)
@@ -1717,7 +1724,36 @@ def _judged_faces(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Fac
     for k, side, chance in zip(added, read_sides, chances):
         sure = float(verdict.die[k] * chance.max())
         kept.append(_judged_face(bgr, centres[k], int(chance.argmax()) + 1, sure, side, _VALUES is not None))
-    return kept
+    if not BODY_FALLBACK:
+        return kept
+    # Only squares the judge's first look did not all but rule out are read (a body read costs ~0.3 ms).
+    doubted = [square for square in squares if _die_chance_at(square[0], places, first.die, typical) >= FALLBACK_FLOOR]
+    return kept + _fallen_back(bgr, chosen, kept, doubted, typical)
+
+
+def _die_chance_at(point: tuple[float, float], places: np.ndarray, chances: np.ndarray, die_side: float) -> float:
+    """The highest of the judge's first-look die `chances` at `places` within half a die side of a point (1 with none)."""
+    near = np.hypot(*(places - np.array(point)).T) < 0.5 * die_side
+    return float(chances[near].max()) if near.any() else 1.0
+
+
+def _fallen_back(bgr: np.ndarray, chosen: list["_Face"], kept: list["_Face"], squares: list[Square],
+                 die_side: float) -> list["_Face"]:
+    """The dice on body squares that no `kept` die holds, whose pips read a value (at the `chosen`
+    faces' typical size), that lie apart from every kept die, and where the judge, over its patch's
+    four quarter turns, finds a die at least VETO likely."""
+    measured = [f.size for f in chosen if f.value > 1]
+    if not squares or not measured:
+        return []
+    bodies, _ = find_bodies(bgr, _middle(measured), [(f.centre, f.value) for f in kept], squares, upgrade=False)
+    taken = np.array([f.centre for f in kept], np.float64).reshape(-1, 2)
+    reach = DIE_SPACING * np.maximum([_own_side(f) for f in kept], die_side)
+    apart = [_body_face(bgr, b) for b in bodies
+             if not len(taken) or (_gaps(np.array([b.centre]), taken)[0] >= reach).all()]
+    if not apart:
+        return []
+    chance = _JUDGE.turned_die(bgr, np.array([b.centre for b in apart], np.float64), np.full(len(apart), die_side))
+    return [b for b, c in zip(apart, chance) if c >= VETO]
 
 
 def _judged_onto(face: "_Face", looked: np.ndarray, centres: np.ndarray, settled_at: np.ndarray, die_side: float) -> bool:

@@ -286,3 +286,36 @@ def test_a_six_whose_pips_motion_streaked_on_an_ivory_die_over_wood_is_read_at_i
     assert [r.value for r in read_dice(photo) if x1 <= r.x <= x2 and y1 <= r.y <= y2] == [6]
     monkeypatch.setattr(vision.dice, "FAINT_BODIES", False)
     assert [r.value for r in read_dice(photo) if x1 <= r.x <= x2 and y1 <= r.y <= y2] == []
+
+
+def test_a_red_swirled_one_the_judge_misses_is_read_from_its_body(monkeypatch):
+    # Its white pip on a red swirl: the judge's first look there is all but sure of no die, and no
+    # other place near it held one; the body's pip reads a one, and over the patch's four quarter
+    # turns the judge is no longer sure there is none (BODY_FALLBACK).
+    import vision.dice
+
+    photo, entry = labelled_photo("nell-byler-1208", "IMG_20191208_111847.jpg")
+    box = [423, 241, 475, 291]
+    assert {"box": box, "value": 1} in entry["dice"]
+    x1, y1, x2, y2 = box
+    assert [r.value for r in read_dice(photo) if x1 <= r.x <= x2 and y1 <= r.y <= y2] == [1]
+    monkeypatch.setattr(vision.dice, "BODY_FALLBACK", False)
+    assert [r.value for r in read_dice(photo) if x1 <= r.x <= x2 and y1 <= r.y <= y2] == []
+
+
+def test_the_judge_falls_back_only_on_bodies_no_kept_die_holds():
+    import vision.dice
+    from vision.dice_layout import HALF_SIDE
+
+    image = _table([((150, 150), 5, (40, 40, 200), (240, 240, 240), 10.0), ((330, 220), 3, (200, 90, 30), (250, 250, 250), 0.0)])
+    squares = bodies.body_squares(image, TYPICAL)
+    assert len(squares) == 2
+    # The face a pip-first fit found on the second die, which tells the dice's size.
+    face = vision.dice._Face((0, 1), 3, (330.0, 220.0), TYPICAL / (2.0 * HALF_SIDE), 0.0, 0.1)
+    die_side = vision.dice.DIE_PER_FACE * TYPICAL
+    found = vision.dice._fallen_back(image, [face], [], squares, die_side)
+    assert sorted((round(f.centre[0] / 10), round(f.centre[1] / 10), f.value, f.pips) for f in found) == [
+        (15, 15, 5, ()), (33, 22, 3, ())]
+    # Once the judge has kept the die at (330, 220), its body is that die's: only the other falls back.
+    found = vision.dice._fallen_back(image, [face], [face], squares, die_side)
+    assert [(round(f.centre[0] / 10), round(f.centre[1] / 10), f.value) for f in found] == [(15, 15, 5)]

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import vision.dice as dice
+from tests.support import labelled_photo
 from vision.dice_judge import CONTEXT, MODEL_PATH, PATCH, DiceJudge, load_judge, patches, standardised, verdicts
 from vision.dice_values import load_value_reader
 from vision.simulator import BODY_COLOURS, DieSpec, Scene, render_table
@@ -132,6 +133,24 @@ def test_an_unsure_patch_is_judged_by_its_four_quarter_turns_and_a_sure_one_once
     monkeypatch.setattr(judge, "forward", lambda batch: network(batch, lift=20.0))
     assert judge.judge(image, place, 20.0, turned=True).die[0] > 0.999
     assert batches == [1]
+
+    # turned_die takes the four turns however sure the patch as it stands is.
+    batches.clear()
+    monkeypatch.setattr(judge, "forward", lambda batch: network(batch, lift=-20.0))
+    sure_no = judge.judge(image, place, 20.0, turned=True).die[0]
+    assert sure_no < 1e-8 and batches == [1]
+    assert judge.turned_die(image, place, 20.0)[0] == pytest.approx(1.0 / (1.0 + np.exp(-(np.mean(corners) - 20.0))))
+    assert len(judge.turned_die(image, np.zeros((0, 2)), 20.0)) == 0
+
+
+def test_a_die_the_judge_rules_out_as_it_stands_but_not_turned_is_doubted_by_turned_die():
+    # A dark swirled die with a red one, 0.1 px off the place where the patch as it stands is just
+    # unsure: sure of no die there (0.009), three of its four quarter turns see one (0.76 over all).
+    photo, _ = labelled_photo("nell-byler-1208", "IMG_20191208_112305.jpg")
+    judge = DiceJudge()
+    place, side = np.array([[111.9, 209.7]]), np.array([29.2])
+    assert judge.judge(photo, place, side, turned=True).die[0] < dice.VETO
+    assert judge.turned_die(photo, place, side)[0] > 0.5
 
 
 def _truth(name: str) -> list[dict]:
@@ -268,6 +287,10 @@ class _FakeJudge:
             values.append(row)
             offsets.append((self.dice[k] - (x, y)) / side if near else (0.0, 0.0))
         return Verdicts(np.array(die), np.array(values), np.array(offsets).reshape(-1, 2))
+
+    def turned_die(self, bgr, centres, sides):
+        """Die chances at these places: this judge sees a die alike in every turn."""
+        return self.judge(bgr, centres, sides).die
 
 
 def _face(x: float, y: float, value: int, size: float = 20.0, certainty: float = 0.9):
