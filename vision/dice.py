@@ -1268,7 +1268,22 @@ def _body_face(bgr: np.ndarray, body: Body) -> "_Face":
 # Taken as bodies (NEW_BODY), matteop 16,706 but 248 false; at a step of 25 or 35 (not 30), as shot
 # the same and a die fewer.
 FAINT_BODIES = True
+# Where the judge kept and added its dice, it falls back on the body squares no die holds: a body
+# whose own pips read a value, apart from every die kept, where the judge over its patch's four
+# quarter turns finds a die at least VETO likely (its first look alone can be sure of none 0.1 px
+# from a place where it is unsure: a dark swirled die, 0.009 there and 0.76 turned). A judge that
+# has not seen a set's dice is surest of their absence: trained without nell-byler (48 epochs, the
+# training of 2026-12-06) it read that set 1006 -> 1032 dice (12 false both), x0.5 1011 -> 1031,
+# x1.5 1004 -> 1034, as JPEG 941 -> 989, dark 1009 -> 1038, no false die more; the reader with no
+# judge at all reads 1007. With the shipped judge nell-byler as shot 1060 -> 1061 (a red swirled
+# one), matteop65 the same; over each set's six sizes and eight looks nell 14,641 -> 14,649 dice
+# (132 -> 134 false), matteop 16,691 -> 16,692 (241 -> 250 false: a keyboard's keys, a cable's
+# label, a laptop's edge whose marks read as pips); a bar of 0.2 or 0.4, not VETO, kept 7 and 15
+# fewer of the unseen set's dice.
 BODY_FALLBACK = True
+# Only body squares where the judge's first look found a die at least this likely are read (a body
+# read costs ~0.3 ms: at 0 nell-byler's photos read 3.6 a photo, 1.2 ms; at 0.0001 0.35); at 0.001
+# a die fewer of the unseen set's.
 FALLBACK_FLOOR = 0.0001
 
 

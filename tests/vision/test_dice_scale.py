@@ -548,8 +548,10 @@ def test_an_enlarged_photo_whose_pips_still_measure_short_is_enlarged_again(imag
     monkeypatch.setattr(dice, "REFINE_MAX", 1.0)  # no second measure
     assert dice._sized_look(small, None, None)[2] < 1.8
     # Read at pips too small, dice are lost where the judge takes its patches as they stand (its
-    # turned views now find 111730's all the same).
+    # turned views now find 111730's all the same, and so does its look at bodies it found no die
+    # on: BODY_FALLBACK, left out here).
     monkeypatch.setattr(dice, "TURNED", False)
+    monkeypatch.setattr(dice, "BODY_FALLBACK", False)
     assert _right(read_dice(small), entry, 0.5) < right
 
 
