@@ -138,6 +138,15 @@ class DiceJudge(OnnxNet):
         cut = patches(bgr, centres, sides)
         return verdicts(np.c_[self._turned_logits(cut, self.forward(cut)[:, 0]), np.zeros((len(cut), CLASSES + 1))]).die
 
+    def turned_dice(self, bgr: np.ndarray, centres: np.ndarray, sides: np.ndarray | float) -> np.ndarray:
+        """The die chance at each centre in each of its patch's other three quarter turns (n x 3)."""
+        if len(centres) == 0:
+            return np.zeros((0, 3))
+        cut = patches(bgr, centres, sides)
+        turned = np.concatenate([np.rot90(cut, k, axes=(2, 3)) for k in (1, 2, 3)])
+        logits = self.forward(np.ascontiguousarray(turned))[:, 0].reshape(3, -1).T
+        return 1.0 / (1.0 + np.exp(-np.clip(logits, -30, 30)))
+
     def _turned_logits(self, cut: np.ndarray, first: np.ndarray) -> np.ndarray:
         """The mean die logit of patches over their four quarter turns (`first`: the logits of the
         patches as they are)."""

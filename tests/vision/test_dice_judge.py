@@ -141,6 +141,11 @@ def test_an_unsure_patch_is_judged_by_its_four_quarter_turns_and_a_sure_one_once
     assert sure_no < 1e-8 and batches == [1]
     assert judge.turned_die(image, place, 20.0)[0] == pytest.approx(1.0 / (1.0 + np.exp(-(np.mean(corners) - 20.0))))
     assert len(judge.turned_die(image, np.zeros((0, 2)), 20.0)) == 0
+    # turned_dice gives the die chance of each other quarter turn on its own.
+    others = judge.turned_dice(image, place, 20.0)
+    assert others.shape == (1, 3)
+    assert others[0] == pytest.approx(1.0 / (1.0 + np.exp(-(np.array(corners[1:]) - 20.0))))
+    assert judge.turned_dice(image, np.zeros((0, 2)), 20.0).shape == (0, 3)
 
 
 def test_a_die_the_judge_rules_out_as_it_stands_but_not_turned_is_doubted_by_turned_die():
@@ -290,7 +295,15 @@ class _FakeJudge:
 
     def turned_die(self, bgr, centres, sides):
         """Die chances at these places: this judge sees a die alike in every turn."""
-        return self.judge(bgr, centres, sides).die
+        return self.turned_dice(bgr, centres, sides)[:, 0]
+
+    def turned_dice(self, bgr, centres, sides):
+        """Die chances at these places in the three other quarter turns: alike in every turn (not
+        counted as looks: the tests count the places looked at)."""
+        looks = self.looks
+        die = self.judge(bgr, centres, sides).die
+        self.looks = looks
+        return np.repeat(die[:, None], 3, axis=1)
 
 
 def _face(x: float, y: float, value: int, size: float = 20.0, certainty: float = 0.9):
