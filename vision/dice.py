@@ -51,8 +51,8 @@ import cv2
 import numpy as np
 
 from vision.colour import ColourProfile, default_profile
-from vision.dice_bodies import (BODY_STEP, Body, FAINT_STEP, SHORT_VALUES, Square, find_bodies, square_owners, squares_by_step,
-                                unsized_squares)
+from vision.dice_bodies import (BODY_STEP, FAINT_STEP, SHORT_VALUES, Body, Square, find_bodies, square_owners,
+                                squares_by_step, unsized_squares)
 from vision.dice_judge import DiceJudge, Verdicts, load_judge
 from vision.dice_layout import HALF_SIDE, TOLERANCE, fit_groups
 from vision.dice_pips import Pips, find_pips, sample, shrunk, spot_map
@@ -1721,7 +1721,7 @@ def _judged_faces(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Fac
     # A place on a die-sized body is a die on less of the judge's word than a place with pips alone.
     needed = np.where(_on_bodies(places[likely], squares, typical), NEW_BODY, NEW_DIE)
     new = [k for k in np.argsort(-verdict.die).tolist() if verdict.die[k] >= needed[k]]
-    new = _steady_when_turned(bgr, new, needed == NEW_DIE, centres, sides)
+    new = _steady_when_turned(bgr, new, (needed == NEW_DIE) & _apart_from_pips(centres, kept, typical), centres, sides)
     if _VALUES is None:
         new = [k for k in new if verdict.values[k].max() >= NEW_VALUE]  # the judge's value must be sure
     added = _spaced(new, centres, sides, [(np.array(f.centre), _own_side(f)) for f in kept])
@@ -1748,7 +1748,8 @@ def _judged_faces(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Fac
 
 
 def _die_chance_at(point: tuple[float, float], places: np.ndarray, chances: np.ndarray, die_side: float) -> float:
-    """The highest of the judge's first-look die `chances` at `places` within half a die side of a point (1 with none)."""
+    """The highest of the judge's first-look die `chances` at `places` within half a die side of a
+    point (1 where none lies so near)."""
     near = np.hypot(*(places - np.array(point)).T) < 0.5 * die_side
     return float(chances[near].max()) if near.any() else 1.0
 
@@ -1772,11 +1773,19 @@ def _fallen_back(bgr: np.ndarray, chosen: list["_Face"], kept: list["_Face"], sq
     return [b for b, c in zip(apart, chance) if c >= VETO]
 
 
-def _steady_when_turned(bgr: np.ndarray, new: list[int], alone: np.ndarray, centres: np.ndarray,
+def _apart_from_pips(centres: np.ndarray, kept: list["_Face"], die_side: float) -> np.ndarray:
+    """For each centre: True when it lies TURNS_FROM die sides or more from every kept face of fitted pips."""
+    pipped = np.array([f.centre for f in kept if f.pips], np.float64).reshape(-1, 2)
+    if not len(pipped) or not len(centres):
+        return np.ones(len(centres), bool)
+    return _gaps(centres, pipped).min(axis=1) >= TURNS_FROM * die_side
+
+
+def _steady_when_turned(bgr: np.ndarray, new: list[int], asked_for: np.ndarray, centres: np.ndarray,
                         sides: np.ndarray) -> list[int]:
-    """The places in `new` (indices) less those found at pips `alone` (no body holds them) where the
-    judge, in any other quarter turn of the die's patch, finds a die under TURNS_SURE likely."""
-    asked = [k for k in new if alone[k]]
+    """The places in `new` (indices) less those `asked_for` where the judge, in any other quarter
+    turn of the die's patch, finds a die under TURNS_SURE likely."""
+    asked = [k for k in new if asked_for[k]]
     if not TURNS_SURE or not asked:
         return new
     least = _JUDGE.turned_dice(bgr, centres[asked], sides[asked]).min(axis=1)
@@ -1787,14 +1796,14 @@ def _steady_when_turned(bgr: np.ndarray, new: list[int], alone: np.ndarray, cent
 # A die turned is the same die: where the judge, sure of a die at pips alone as the patch stands,
 # finds none in one of its other quarter turns, the place is no die. A judge that has not seen a
 # set's table is sure of dice on its clutter (keys, labels, a cable: trained without matteop65, 137
-# false dice there against the reader's 22 with no judge at all); this takes 138 -> 120 of them (1176
+# false dice there against the reader's 22 with no judge at all); this takes 138 -> 122 of them (1176
 # dice read right either way), and trained without nell-byler 12 -> 11 (1032 right either way).
-# With the shipped judge both sets as shot the same; over their six sizes and eight looks nell
-# 14,649 -> 14,648 dice (134 false both), matteop 16,692 -> 16,690 (250 -> 247 false); the patterned
-# tables 4 -> 3 false (a mesh's place); the simulator, its colours and things the same. It costs
-# three patches a die added at pips alone (nell-byler ~0.5 ms a photo). With all four turns (the
-# patch as it stands again at the die's centre) 119 false; at 0.73, 108 but a matteop65 die fewer.
-TURNS_SURE = 0.5
+# Only places TURNS_FROM die sides or more from every kept face of fitted pips are asked: the clutter
+# lies off the dice (asking every such place: 120 false, but a 26-dice simulator frame asked ~4.5
+# places, 13 patches, ~2.2 ms; so ~0.4 ms). With the shipped judge both sets as shot the same. It costs
+# three patches a die asked (nell-byler ~0.7 ms a photo). With all four turns (the patch as it stands
+# again at the die's centre) 119 false; at 0.73 (all places), 108 but a matteop65 die fewer.
+TURNS_SURE, TURNS_FROM = 0.5, 1.5
 
 
 def _judged_onto(face: "_Face", looked: np.ndarray, centres: np.ndarray, settled_at: np.ndarray, die_side: float) -> bool:

@@ -307,7 +307,8 @@ def test_the_judge_falls_back_only_on_bodies_no_kept_die_holds():
     import vision.dice
     from vision.dice_layout import HALF_SIDE
 
-    image = _table([((150, 150), 5, (40, 40, 200), (240, 240, 240), 10.0), ((330, 220), 3, (200, 90, 30), (250, 250, 250), 0.0)])
+    image = _table([((150, 150), 5, (40, 40, 200), (240, 240, 240), 10.0),
+                    ((330, 220), 3, (200, 90, 30), (250, 250, 250), 0.0)])
     squares = bodies.body_squares(image, TYPICAL)
     assert len(squares) == 2
     # The face a pip-first fit found on the second die, which tells the dice's size.

@@ -325,6 +325,32 @@ def test_the_judge_adds_a_die_where_no_face_was_chosen_and_rereads_a_value_it_is
     assert found == [(100, 100, 3), (200, 100, 6), (302, 203, 5)]
 
 
+
+class _UnsteadyJudge(_FakeJudge):
+    """A judge sure of its dice as their patches stand, and of none in their other quarter turns."""
+
+    def turned_dice(self, bgr, centres, sides):
+        """Die chances in the three other quarter turns: 0.1 in each."""
+        return np.full((len(np.asarray(centres).reshape(-1, 2)), 3), 0.1)
+
+
+def test_a_die_added_at_pips_alone_off_the_dice_must_hold_in_its_other_quarter_turns(monkeypatch):
+    image = np.full((300, 400, 3), 90, np.uint8)
+    chosen = [_face(100, 100, 3), _face(200, 100, 4)]
+    beside, off = _face(228, 112, 2), _face(330, 250, 2)  # candidates the pip-first reader did not choose
+    dice_ = [(100, 100, 3), (200, 100, 4), (228, 112, 2), (330, 250, 5)]
+    monkeypatch.setattr(dice, "_JUDGE", _UnsteadyJudge(dice_))
+
+    def found() -> list[tuple[int, int]]:
+        """The places of the dice the judge keeps and adds."""
+        return sorted((round(f.centre[0]), round(f.centre[1]))
+                      for f in dice._judged_faces(image, chosen, [beside, off], squares=[]))
+
+    # Beside a die of fitted pips, within TURNS_FROM die sides, it is not asked; off the dice it is, and doubted.
+    assert found() == [(100, 100), (200, 100), (228, 112)]
+    monkeypatch.setattr(dice, "TURNS_SURE", 0.0)
+    assert found() == [(100, 100), (200, 100), (228, 112), (330, 250)]
+
 def test_a_die_the_judge_adds_takes_the_dice_size_not_its_places(monkeypatch):
     image = np.full((300, 400, 3), 90, np.uint8)
     chosen = [_face(100, 100, 3), _face(200, 100, 4)]
