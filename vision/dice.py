@@ -1721,7 +1721,8 @@ def _judged_faces(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Fac
     # A place on a die-sized body is a die on less of the judge's word than a place with pips alone.
     needed = np.where(_on_bodies(places[likely], squares, typical), NEW_BODY, NEW_DIE)
     new = [k for k in np.argsort(-verdict.die).tolist() if verdict.die[k] >= needed[k]]
-    new = _steady_when_turned(bgr, new, (needed == NEW_DIE) & _apart_from_pips(centres, kept, typical), centres, sides)
+    off_the_dice = (needed == NEW_DIE) & _apart_from_pips(centres, kept, typical)
+    new = _steady_when_turned(bgr, new, off_the_dice, centres, sides)
     if _VALUES is None:
         new = [k for k in new if verdict.values[k].max() >= NEW_VALUE]  # the judge's value must be sure
     added = _spaced(new, centres, sides, [(np.array(f.centre), _own_side(f)) for f in kept])
@@ -1743,7 +1744,8 @@ def _judged_faces(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Fac
     if not BODY_FALLBACK:
         return kept
     # Only squares the judge's first look did not all but rule out are read (a body read costs ~0.3 ms).
-    doubted = [square for square in squares if _die_chance_at(square[0], places, first.die, typical) >= FALLBACK_FLOOR]
+    doubted = [square for square in squares
+               if _die_chance_at(square[0], places, first.die, typical) >= FALLBACK_FLOOR]
     return kept + _fallen_back(bgr, chosen, kept, doubted, typical)
 
 

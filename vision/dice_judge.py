@@ -136,23 +136,23 @@ class DiceJudge(OnnxNet):
         if len(centres) == 0:
             return np.zeros(0)
         cut = patches(bgr, centres, sides)
-        return verdicts(np.c_[self._turned_logits(cut, self.forward(cut)[:, 0]), np.zeros((len(cut), CLASSES + 1))]).die
+        return die_chances(self._turned_logits(cut, self.forward(cut)[:, 0]))
 
     def turned_dice(self, bgr: np.ndarray, centres: np.ndarray, sides: np.ndarray | float) -> np.ndarray:
         """The die chance at each centre in each of its patch's other three quarter turns (n x 3)."""
         if len(centres) == 0:
             return np.zeros((0, 3))
-        cut = patches(bgr, centres, sides)
-        turned = np.concatenate([np.rot90(cut, k, axes=(2, 3)) for k in (1, 2, 3)])
-        logits = self.forward(np.ascontiguousarray(turned))[:, 0].reshape(3, -1).T
-        return 1.0 / (1.0 + np.exp(-np.clip(logits, -30, 30)))
+        return die_chances(self._other_turns_logits(patches(bgr, centres, sides)))
 
     def _turned_logits(self, cut: np.ndarray, first: np.ndarray) -> np.ndarray:
         """The mean die logit of patches over their four quarter turns (`first`: the logits of the
         patches as they are)."""
+        return (self._other_turns_logits(cut).sum(axis=1) + first) / 4.0
+
+    def _other_turns_logits(self, cut: np.ndarray) -> np.ndarray:
+        """The die logits of patches turned a quarter, a half and three quarters (n x 3), in one pass."""
         turned = np.concatenate([np.rot90(cut, k, axes=(2, 3)) for k in (1, 2, 3)])
-        out = self.forward(np.ascontiguousarray(turned))
-        return (out[:, 0].reshape(3, -1).sum(axis=0) + first) / 4.0
+        return self.forward(np.ascontiguousarray(turned))[:, 0].reshape(3, -1).T
 
 
 # A patch whose die chance lies between these (as logits: 0.01 and 0.995, the reader's bar for a die
@@ -169,9 +169,14 @@ class DiceJudge(OnnxNet):
 UNSURE_LOGITS = (math.log(0.01 / 0.99), math.log(0.995 / 0.005))
 
 
+def die_chances(logits: np.ndarray) -> np.ndarray:
+    """Die logits as chances (clipped: a logit far out of range is certainty, not an overflow)."""
+    return 1.0 / (1.0 + np.exp(-np.clip(logits, -30, 30)))
+
+
 def verdicts(out: np.ndarray) -> Verdicts:
     """The network's raw rows (die logit, 6 value logits, 2 offsets) as chances and offsets."""
-    die = 1.0 / (1.0 + np.exp(-np.clip(out[:, 0], -30, 30)))
+    die = die_chances(out[:, 0])
     logits = out[:, 1:CLASSES]
     values = np.exp(logits - logits.max(axis=1, keepdims=True))
     values /= values.sum(axis=1, keepdims=True)
