@@ -1759,16 +1759,18 @@ def _die_chance_at(point: tuple[float, float], places: np.ndarray, chances: np.n
 def _fallen_back(bgr: np.ndarray, chosen: list["_Face"], kept: list["_Face"], squares: list[Square],
                  die_side: float) -> list["_Face"]:
     """The dice on body squares that no `kept` die holds, whose pips read a value (at the `chosen`
-    faces' typical size), that lie apart from every kept die, and where the judge, over its patch's
-    four quarter turns, finds a die at least VETO likely."""
+    faces' typical size), spaced from every kept die as the judge's own dice are (_spaced), and
+    where the judge, over its patch's four quarter turns, finds a die at least VETO likely."""
     measured = [f.size for f in chosen if f.value > 1]
     if not squares or not measured:
         return []
     bodies, _ = find_bodies(bgr, _middle(measured), [(f.centre, f.value) for f in kept], squares, upgrade=False)
-    taken = np.array([f.centre for f in kept], np.float64).reshape(-1, 2)
-    reach = DIE_SPACING * np.maximum([_own_side(f) for f in kept], die_side)
-    apart = [_body_face(bgr, b) for b in bodies
-             if not len(taken) or (_gaps(np.array([b.centre]), taken)[0] >= reach).all()]
+    if not bodies:
+        return []
+    centres = np.array([b.centre for b in bodies], np.float64)
+    taken = [(np.array(f.centre), _own_side(f)) for f in kept]
+    spaced = _spaced(list(range(len(bodies))), centres, np.full(len(bodies), die_side), taken)
+    apart = [_body_face(bgr, bodies[k]) for k in spaced]
     if not apart:
         return []
     chance = _JUDGE.turned_die(bgr, np.array([b.centre for b in apart], np.float64), np.full(len(apart), die_side))
