@@ -26,8 +26,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vision.dice import judged_by, read_dice  # noqa: E402
+from vision.dice import judged_by, read_dice, valued_by  # noqa: E402
 from vision.dice_judge import candidate_judge  # noqa: E402
+from vision.dice_values import candidate_value_reader  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "dice"
 SCORER = ROOT.parent / "shared" / "tools" / "score_dice.py"
@@ -39,24 +40,36 @@ NO_JUDGE = "none"
 
 
 def add_judge_option(parser: argparse.ArgumentParser) -> None:
-    """Give a benchmark --judge PATH: read with that judge model instead of the shipped one."""
+    """Give a benchmark --judge PATH and --values PATH: read with those networks instead of the shipped ones."""
     parser.add_argument("--judge", type=Path,
                         help="read with this judge model (.onnx) instead of the shipped one: a candidate written by "
                              "training/train_dice_judge.py --write --out PATH, or one trained --across; "
                              f"'{NO_JUDGE}' reads with no judge at all (the pip-first reader alone)")
+    parser.add_argument("--values", type=Path,
+                        help="read with this value reader (.onnx) instead of the shipped one: one written by "
+                             "training/train_dice_values.py --across (with --judge of a judge trained --across, "
+                             "a photo set neither network has seen)")
 
 
-def chosen_judge(parser: argparse.ArgumentParser, path: Path | None) -> contextlib.AbstractContextManager:
-    """Where to read with the judge at `path` (the shipped one when None, none at all for NO_JUDGE);
-    the parser's error, which ends the run, when the file is not a judge model this OpenCV loads."""
-    if path is None:
-        return contextlib.nullcontext()
-    if str(path) == NO_JUDGE:
-        return judged_by(None)
+def chosen_judge(parser: argparse.ArgumentParser, path: Path | None,
+                 values: Path | None = None) -> contextlib.AbstractContextManager:
+    """Where to read with the judge at `path` (the shipped one when None, none at all for NO_JUDGE)
+    and the value reader at `values` (the shipped one when None); the parser's error, which ends
+    the run, when a file is not such a model this OpenCV loads."""
+    stack = contextlib.ExitStack()
+    if path is not None:
+        stack.enter_context(judged_by(None if str(path) == NO_JUDGE else _loaded(parser, "--judge", candidate_judge, path)))
+    if values is not None:
+        stack.enter_context(valued_by(_loaded(parser, "--values", candidate_value_reader, values)))
+    return stack
+
+
+def _loaded(parser: argparse.ArgumentParser, option: str, load, path: Path):
+    """The network `load` makes of the file at `path`; the parser's error, naming the option, when it cannot."""
     try:
-        return judged_by(candidate_judge(path))
+        return load(path)
     except ValueError as problem:
-        parser.error(f"--judge {problem}")
+        parser.error(f"{option} {problem}")
 
 
 def load_scorer():
@@ -514,7 +527,7 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"also read each folder as other lights and cameras show it: {', '.join([*LOOKS, *TURNS])}")
     add_judge_option(parser)
     args = parser.parse_args(argv)
-    with chosen_judge(parser, args.judge):
+    with chosen_judge(parser, args.judge, args.values):
         return run(args)
 
 

@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.scale <= 0:
         parser.error("--scale must be above 0")
     cv2.setNumThreads(1)
-    with chosen_judge(parser, args.judge):
+    with chosen_judge(parser, args.judge, args.values):
         truth, readings, _ = read_folder(args.folder, args.scale, args.look)
     found = [m for m in mistakes(truth, readings) if m.kind in kinds]
     for m in found:

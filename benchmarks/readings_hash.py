@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{', '.join(missing)}: no truth.json here; give folders with truth.json and images/.", file=sys.stderr)
         return 2
     cv2.setNumThreads(1)
-    with chosen_judge(parser, args.judge):
+    with chosen_judge(parser, args.judge, args.values):
         read_dice(np.full((64, 64, 3), 128, np.uint8))  # load the models before the clock starts
         start = time.process_time()
         total, digest = 0, hashlib.md5()

@@ -1,6 +1,6 @@
 """Train the dice reader's value reader (vision/models/dice_values.onnx) and measure it honestly.
 
-usage: python3 training/train_dice_values.py [--report] [--write] [--epochs N]
+usage: python3 training/train_dice_values.py [--report] [--across [SET]] [--write] [--epochs N]
 
 Needs PyTorch and onnx for training only (`pip install -e '.[train]'`); the table needs neither.
 The value reader looks closer than the judge: a patch just wider than the die, at about the
@@ -11,7 +11,10 @@ measures in that image), at any turn, rescaled and recoloured; from the labelled
 
 --report trains two models, each on the simulator and one half of each photo set (the first or
 second half of truth.json, so near-identical neighbouring shots stay together), and prints the
-value accuracy on the dice of the other half: numbers on photos the model has not seen. --write trains on everything and writes the model. Seeded throughout.
+value accuracy on the dice of the other half: numbers on photos the model has not seen. --across
+trains without one whole photo set (another camera, table and dice), writes the model to
+/tmp/dice_values_without_SET.onnx and prints its accuracy on that set. --write trains on
+everything and writes the model. Seeded throughout.
 """
 
 from __future__ import annotations
@@ -158,9 +161,24 @@ def held_out_accuracy(path: Path, images: list, half: int) -> tuple[int, int]:
     return right, total
 
 
+def report_across(parts: list, photos: dict, epochs: int, only: str | None = None) -> None:
+    """Train without each photo set in turn (parts: the simulator's, then SETS' in order), or
+    without `only`; write each model to /tmp and print its accuracy on the whole set it did not see."""
+    for k, name in enumerate(SETS):
+        if only is not None and name != only:
+            continue
+        net = train(*gathered([part for j, part in enumerate(parts) if j != k + 1], (0, 1)), epochs=epochs)
+        path = Path(f"/tmp/dice_values_without_{name}.onnx")
+        export(net, path, PATCH)
+        right, total = (sum(pair) for pair in zip(*(held_out_accuracy(path, photos[name], h) for h in (0, 1))))
+        print(f"trained without {name}, wrote {path}: {right}/{total} of its dice "
+              f"({100 * right / max(total, 1):.2f}%) read right at their labelled centres [another camera and table]",
+              flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Gather patches, train, report held-out numbers, and write the model if asked."""
-    args = arguments(argv, __doc__, epochs=30, model=MODEL_PATH)
+    args = arguments(argv, __doc__, epochs=30, model=MODEL_PATH, across=True)
     cv2.setNumThreads(1)
     started = time.perf_counter()
     photos = {name: labelled_images(name) for name in SETS}
@@ -178,6 +196,8 @@ def main(argv: list[str] | None = None) -> int:
                 right, total = held_out_accuracy(path, photos[name], held)
                 print(f"trained on the other half, read half {held} of {name}: {right}/{total} dice "
                       f"({100 * right / max(total, 1):.2f}%) read right at their labelled centres [held out]", flush=True)
+    if args.across:
+        report_across(parts, photos, args.epochs, None if args.across == "both" else args.across)
     if args.write:
         net = train(*gathered(parts, (0, 1)), epochs=args.epochs)
         export(net, args.out, PATCH)

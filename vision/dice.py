@@ -43,7 +43,7 @@ How it reads (pip-first, so it works for any body colour with contrasting pips):
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
@@ -59,7 +59,7 @@ from vision.dice_pips import Pips, find_pips, sample, shrunk, spot_map
 from vision.dice_repeats import patterned
 from vision.dice_scorer import load_scorer
 from vision.dice_still import StillTable
-from vision.dice_values import load_value_reader
+from vision.dice_values import ValueReader, load_value_reader
 
 # The reader works on images no larger than this (longest side, pixels); bigger ones are shrunk.
 WORK_SIDE = 2000
@@ -1417,17 +1417,29 @@ _JUDGE = load_judge()
 _VALUES = load_value_reader()
 
 
-@contextmanager
-def judged_by(judge: DiceJudge | None) -> Iterator[None]:
+def judged_by(judge: DiceJudge | None) -> AbstractContextManager[None]:
     """Read with this judge of die places (None: none) inside the block, and with the one before after it."""
     # For the benchmarks and the judge's training, which score a judge that is not shipped (one
     # trained without a photo set, a candidate) by the same reader; the table never swaps it.
-    global _JUDGE
-    before, _JUDGE = _JUDGE, judge
+    return _network_swapped("_JUDGE", judge)
+
+
+def valued_by(reader: ValueReader | None) -> AbstractContextManager[None]:
+    """Read with this value reader (None: none) inside the block, and with the one before after it."""
+    # For the benchmarks, which score a value reader that is not shipped (one trained without a
+    # photo set) by the same reader, so that a set both networks have not seen can be read.
+    return _network_swapped("_VALUES", reader)
+
+
+@contextmanager
+def _network_swapped(name: str, network) -> Iterator[None]:
+    """The module's network of this name set to `network` inside the block, the one before after it."""
+    before = globals()[name]
+    globals()[name] = network
     try:
         yield
     finally:
-        _JUDGE = before
+        globals()[name] = before
 
 
 # Places nearer than this share of the typical face size are judged once; nearer than CHOSEN_REACH

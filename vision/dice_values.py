@@ -64,3 +64,13 @@ _SHIFTS = np.array([(0.1, 0.0), (-0.1, 0.0), (0.0, 0.1), (0.0, -0.1)])
 def load_value_reader(path: Path = MODEL_PATH) -> ValueReader | None:
     """The shipped value reader, or None when its file is missing or unreadable."""
     return load_network(ValueReader, path)
+
+
+def candidate_value_reader(path: Path) -> ValueReader:
+    """A value reader to score in place of the shipped one (the benchmarks' --values); ValueError,
+    saying what to give instead, when the file is no value model OpenCV loads."""
+    reader = load_value_reader(path)
+    if reader is None:
+        raise ValueError(f"{path}: no value model this OpenCV can load there; "
+                         "give an .onnx file written by training/train_dice_values.py")
+    return reader

@@ -116,6 +116,40 @@ def test_a_judge_model_that_cannot_be_loaded_is_refused_with_a_message(altered_l
         assert f"--judge {path}: no judge model" in capsys.readouterr().err
 
 
+def test_a_value_model_that_cannot_be_loaded_is_refused_with_a_message(altered_labels, tmp_path, capsys):
+    broken = tmp_path / "values.onnx"
+    broken.write_bytes(b"not a network")
+    for path in (broken, tmp_path / "absent.onnx"):
+        with pytest.raises(SystemExit):
+            _load("dice_mistakes").main([str(altered_labels), "--values", str(path)])
+        assert f"--values {path}: no value model" in capsys.readouterr().err
+
+
+def test_a_folder_is_read_with_the_value_reader_given_and_the_shipped_one_after(altered_labels, capsys, monkeypatch):
+    import benchmarks.dice_benchmark as benchmark
+    import vision.dice as dice
+    from vision.dice_values import MODEL_PATH, ValueReader
+
+    # A value model given by path is the one asked, and the reader's own stands again after.
+    asked = []
+
+    class Counting(ValueReader):
+        """The shipped network, counting the dice it is asked about."""
+
+        def read(self, bgr, centres, sides, beside=True):
+            asked.append(len(centres))
+            return super().read(bgr, centres, sides, beside)
+
+    monkeypatch.setattr(benchmark, "candidate_value_reader", Counting)
+    shipped = dice._VALUES
+    mistakes = _load("dice_mistakes")
+    assert mistakes.main([str(altered_labels)]) == 0
+    as_shipped = capsys.readouterr().out
+    assert mistakes.main([str(altered_labels), "--values", str(MODEL_PATH)]) == 0
+    assert sum(asked) > 0 and dice._VALUES is shipped
+    assert capsys.readouterr().out == as_shipped
+
+
 def test_a_folder_is_read_with_the_judge_given_and_the_shipped_one_after(altered_labels, capsys, monkeypatch):
     import benchmarks.dice_benchmark as benchmark
     import vision.dice as dice
