@@ -427,17 +427,21 @@ def evaluate(path: Path, half: int | None) -> dict[str, dict]:
 def report_across(parts: list[dict], epochs: int, only: str | None = None) -> None:
     """Train without each photo set in turn (parts: the simulator's, then SETS' in order), or
     without `only`, and print the reader's scores on that whole set."""
-    simulated = len(parts) - len(SETS)
-    for k, name in enumerate(SETS):
+    for name in SETS:
         if only is not None and name != only:
             continue
-        kept = parts[:simulated] + [part for j, part in enumerate(parts[simulated:]) if j != k]
-        net = train(*gathered(kept, (0, 1)), epochs=epochs)
+        net = train(*gathered(parts_without(parts, name), (0, 1)), epochs=epochs)
         path = Path(f"/tmp/dice_judge_without_{name}.onnx")
         export(net, path)
         r = evaluate(path, None)[name]
         print(f"trained without {name}, read all of it: {100 * r['end_to_end']:.2f}% end to end "
               f"({r['value_right']} / {r['true_dice']}), {r['false_dice']} false dice [another camera and table]")
+
+
+def parts_without(parts: list, name: str) -> list:
+    """The parts (the made frames' first, then SETS' in order) less the photo set of this name."""
+    made = len(parts) - len(SETS)
+    return parts[:made] + [part for part, set_name in zip(parts[made:], SETS) if set_name != name]
 
 
 def gathered(parts: list[dict], halves: tuple[int, ...]) -> tuple[np.ndarray, ...]:

@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "training"))
 
 import vision.dice as dice  # noqa: E402
 from train_dice_judge import (SETS, WORSE_SEED, arguments, camera_copies, export, fitted, gathered,  # noqa: E402
-                              labelled_images, light_and_table, recoloured, source_index)
+                              labelled_images, light_and_table, parts_without, recoloured, source_index)
 from vision.dice_judge import cut_patch, standardised  # noqa: E402
 from vision.dice_values import CONTEXT, MODEL_PATH, PATCH, ValueReader  # noqa: E402
 from vision.simulator import BLANK_CLUTTER, BODY_COLOURS, PIP_COLOURS, random_scene, render_table  # noqa: E402
@@ -164,13 +164,15 @@ def held_out_accuracy(path: Path, images: list, half: int) -> tuple[int, int]:
 def report_across(parts: list, photos: dict, epochs: int, only: str | None = None) -> None:
     """Train without each photo set in turn (parts: the simulator's, then SETS' in order), or
     without `only`; write each model to /tmp and print its accuracy on the whole set it did not see."""
-    for k, name in enumerate(SETS):
+    for name in SETS:
         if only is not None and name != only:
             continue
-        net = train(*gathered([part for j, part in enumerate(parts) if j != k + 1], (0, 1)), epochs=epochs)
+        net = train(*gathered(parts_without(parts, name), (0, 1)), epochs=epochs)
         path = Path(f"/tmp/dice_values_without_{name}.onnx")
         export(net, path, PATCH)
-        right, total = (sum(pair) for pair in zip(*(held_out_accuracy(path, photos[name], h) for h in (0, 1))))
+        # Every photo of the set: each half read in turn.
+        halves = [held_out_accuracy(path, photos[name], half) for half in (0, 1)]
+        right, total = sum(r for r, _ in halves), sum(t for _, t in halves)
         print(f"trained without {name}, wrote {path}: {right}/{total} of its dice "
               f"({100 * right / max(total, 1):.2f}%) read right at their labelled centres [another camera and table]",
               flush=True)

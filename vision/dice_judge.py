@@ -191,11 +191,17 @@ def load_judge(path: Path = MODEL_PATH) -> DiceJudge | None:
 def candidate_judge(path: Path) -> DiceJudge:
     """A judge to score in place of the shipped one (benchmarks' --judge, the tests' --dice-judge);
     ValueError, saying what to give instead, when the file is no judge model OpenCV loads."""
-    judge = load_judge(path)
-    if judge is None:
-        raise ValueError(f"{path}: no judge model this OpenCV can load there; "
-                         "give an .onnx file written by training/train_dice_judge.py")
-    return judge
+    return candidate_network(DiceJudge, path, "judge", "train_dice_judge.py")
+
+
+def candidate_network(kind: type, path: Path, what: str, script: str):
+    """A network of this kind (an OnnxNet class) from a file given to be scored; ValueError, naming
+    the training `script` whose file to give instead, when it is missing or not such a model."""
+    network = load_network(kind, path)
+    if network is None:
+        raise ValueError(f"{path}: no {what} model this OpenCV can load there; "
+                         f"give an .onnx file written by training/{script}")
+    return network
 
 
 def load_network(kind: type, path: Path):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.dice_judge import OnnxNet, load_network, patches
+from vision.dice_judge import OnnxNet, candidate_network, load_network, patches
 
 MODEL_PATH = Path(__file__).parent / "models" / "dice_values.onnx"
 
@@ -69,8 +69,4 @@ def load_value_reader(path: Path = MODEL_PATH) -> ValueReader | None:
 def candidate_value_reader(path: Path) -> ValueReader:
     """A value reader to score in place of the shipped one (the benchmarks' --values); ValueError,
     saying what to give instead, when the file is no value model OpenCV loads."""
-    reader = load_value_reader(path)
-    if reader is None:
-        raise ValueError(f"{path}: no value model this OpenCV can load there; "
-                         "give an .onnx file written by training/train_dice_values.py")
-    return reader
+    return candidate_network(ValueReader, path, "value", "train_dice_values.py")

@@ -770,3 +770,11 @@ def test_a_trained_model_is_written_where_out_says_and_over_the_shipped_one_by_d
     arguments = _training_module(torch_needed=False).arguments
     assert arguments(["--write"], "A script.", 48, MODEL_PATH).out == MODEL_PATH
     assert arguments(["--write", "--out", "/tmp/candidate.onnx"], "A script.", 48, MODEL_PATH).out == Path("/tmp/candidate.onnx")
+
+
+def test_training_without_a_photo_set_keeps_every_made_part_and_the_other_sets():
+    training = _training_module(torch_needed=False)
+    sets = training.SETS
+    parts = ["sim", "things", *(f"photos of {name}" for name in sets)]
+    assert training.parts_without(parts, sets[0]) == ["sim", "things", *(f"photos of {name}" for name in sets[1:])]
+    assert training.parts_without(parts, sets[1]) == ["sim", "things", f"photos of {sets[0]}"]
