@@ -166,6 +166,7 @@ def test_a_sure_die_at_a_smaller_size_outweighs_the_faint_faces_of_a_close_photo
     readings = read_dice(big)
     assert _right(readings, entry, 1.5) == len(readings) == 1
     monkeypatch.setattr(dice, "LONE_WHEN_FAINT", False)  # a lone die counted only where no face did
+    monkeypatch.setattr(dice, "TELLING_VALUE", 0.0)  # as the reader was: the wood's faces, of any value the judge sees there, tell
     readings = read_dice(big)
     assert _right(readings, entry, 1.5) == 0 and len(readings) > 10
 
@@ -309,6 +310,7 @@ def test_in_a_close_photo_the_surest_faces_big_pips_outweigh_half_sure_small_one
     # Specks and bits of side faces, fitted as faces of small pips, once pulled the median pip into
     # range: a sixth of these photos were read at three times the size they read best at.
     monkeypatch.setattr(dice, "BIG_PIPS", np.inf)  # as the reader was: every sure face's pips alike
+    monkeypatch.setattr(dice, "TELLING_VALUE", 0.0)  # and the specks' faces tell whatever value the judge sees there
     assert shrunk >= sum(pip_scale(b, dice._first_look(b)) < 0.8 for b in big) + 2
     assert right >= sum(_right(read_dice(b), entry, 3.0) for b, (_, entry) in zip(big, photos)) + 8, right
 
@@ -582,6 +584,21 @@ def test_a_frame_is_not_enlarged_by_specks_where_a_smaller_size_shows_dice_of_bi
     monkeypatch.setattr(dice, "JUDGED_SIDE", None)  # as the reader was: the specks' faces count
     assert pip_scale(big, dice._first_look(big)) > 1.0
     assert _right(read_dice(big), entry, 2.0) <= 2
+
+
+def test_a_big_photo_is_sized_only_by_faces_the_judge_sees_showing_their_value(monkeypatch):
+    # Enlarged three times, a close photo of one die shows a laptop's speaker grille beside it as
+    # sure twos of small pips, where the judge finds dice (0.92-1.0 sure) but sees sixes: they told
+    # the size, the photo was even enlarged, its die missed and the grille read as 18 dice.
+    photo, entry = labelled_photo("matteop65", "two_7.jpg")
+    big = _enlarged(photo, 3.0)
+    readings = read_dice(big)
+    assert _right(readings, entry, 3.0) == len(readings) == 1
+    assert pip_scale(big, dice._first_look(big)) < 0.5
+    monkeypatch.setattr(dice, "TELLING_VALUE", 0.0)  # a die of any value the judge sees there will do
+    assert pip_scale(big, dice._first_look(big)) > 1.0
+    readings = read_dice(big)
+    assert _right(readings, entry, 3.0) == 0 and len(readings) > 10
 
 
 @pytest.mark.parametrize("factor", [2.5, 3.0])
