@@ -149,11 +149,12 @@ def test_an_unsure_patch_is_judged_by_its_four_quarter_turns_and_a_sure_one_once
 
 
 def test_a_die_the_judge_rules_out_as_it_stands_but_not_turned_is_doubted_by_turned_die():
-    # A dark swirled die with a red one, 0.1 px off the place where the patch as it stands is just
-    # unsure: sure of no die there (0.009), three of its four quarter turns see one (0.76 over all).
-    photo, _ = labelled_photo("nell-byler-1208", "IMG_20191208_112305.jpg")
+    # A six, a patch a fifth of its side off its centre: as the patch stands the judge is sure of
+    # no die there (0.0005), over its four quarter turns all but sure of one (0.9985). (For the judge
+    # of 2026-12-01: a dark swirled die with a red one in IMG_20191208_112305.jpg at (111.9, 209.7).)
+    photo, _ = labelled_photo("nell-byler-1208", "IMG_20191208_111316.jpg")
     judge = DiceJudge()
-    place, side = np.array([[111.9, 209.7]]), np.array([29.2])
+    place, side = np.array([[410.1, 145.8]]), np.array([39.6])
     assert judge.judge(photo, place, side, turned=True).die[0] < dice.VETO
     assert judge.turned_die(photo, place, side)[0] > 0.5
 
