@@ -103,8 +103,8 @@ def test_a_photo_whose_die_the_judge_read_beside_a_fitted_face_reads_it_once(mon
     box = next(d["box"] for d in entry["dice"] if d["box"] == [113, 130, 146, 164])
     assert [r.value for r in read_dice(photo) if _inside(r, box)] == [3]
     # The fitted four is moved onto the die the judge finds beside it and takes its value (MOVED);
-    # where it is not, ONE_DIE alone keeps the die from being read twice, and where neither is, it
-    # is read as the four (with the judge of 2026-12-01, twice: as the three and the four).
+    # without ONE_DIE too, it is read once all the same; with neither, it is read as the four (the
+    # judge of 2026-12-01 read it twice then: as the three and the four).
     monkeypatch.setattr(dice, "ONE_DIE", 0.0)
     assert [r.value for r in read_dice(photo) if _inside(r, box)] == [3]
     monkeypatch.setattr(dice, "MOVED", False)
