@@ -103,9 +103,9 @@ def test_a_mesh_s_places_are_not_read_as_dice(seed, monkeypatch):
     frames = [_patterned_frame(seed, "mesh")]
     false, right = _false_and_right(frames)
     # Measured with the check: 0, 1, 0 and 0 false dice (8, 8, 7 and 7 of 8 right; 2, 1, 0 and 1
-    # before dice added off the dice had to show a sure value, PIPS_ALONE_VALUE); without it, and
-    # without that rule, 49, 20, 11 and 340 (8, 8, 7, 8 right); without the check alone 49, 4, 11 and
-    # 210. Seed 15's fine mesh shows 288 pips and no rows of marks (CROWDED_PIPS). Seed 18's lost die
+    # before dice added off the dice had to show a sure value, PIPS_ALONE_VALUE, then asked off the
+    # dice only); without it, and without that rule, 49, 20, 11 and 340 (8, 8, 7, 8 right); without
+    # the check alone 49, 4, 11 and 210. Seed 15's fine mesh shows 288 pips and no rows of marks (CROWDED_PIPS). Seed 18's lost die
     # is the front-face rule's: with the false dice gone the dice's face side is theirs, and the
     # square holes beside two dice make their pips look flat. With the judge of 2026-12-06 seed 18
     # reads 6 of 8 (8 unchecked, with 340 false dice): it also loses a black two on the mesh.
