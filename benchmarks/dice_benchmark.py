@@ -1,7 +1,7 @@
 """Benchmark the dice reader: accuracy and speed on labelled photo folders and on simulator frames.
 
 usage: python3 benchmarks/dice_benchmark.py [FOLDER_WITH_truth.json ...] [--sim N] [--no-sim]
-       [--scales 0.5,1.5,3] [--looks warm,cool,dark,bright,flat,noisy,jpeg,blurred] [--things N] [--patterned N]
+       [--scales 0.5,1.5,3] [--looks warm,cool,dark,bright,flat,noisy,jpeg,blurred] [--things N] [--desk N] [--patterned N]
 Without folders it measures both sets in ../shared/data/dice. Runs on ONE core
 (cv2.setNumThreads(1)). Matching is the scorer's (../shared/tools/score_dice.py): a reading matches
 a true die when its centre lies inside the true box with 15% slack, each true die matched once.
@@ -325,25 +325,51 @@ def report_things(count: int, score) -> None:
     from vision.simulator import BACKGROUNDS, BODY_COLOURS, CLUTTER_KINDS, LIGHTINGS, random_scene, render_table
 
     lightings = list(LIGHTINGS)
-    on_kind = {kind: 0 for kind in CLUTTER_KINDS}
-    seen = {kind: 0 for kind in CLUTTER_KINDS}
-    truths, readings = [], []
+    frames = []
     for k in range(2 * count):
         rng = np.random.default_rng(500 + k)
         scene = random_scene(rng, dice=10 * (k % 2), clutter=12 - 4 * (k % 2), width=1280, height=720,
                              die_size=float(rng.uniform(26, 44)), colours=tuple(BODY_COLOURS),
                              lighting=lightings[k % len(lightings)], background=BACKGROUNDS[(k // 2) % len(BACKGROUNDS)])
-        image, truth = render_table(scene, rng)
+        frames.append(render_table(scene, rng))
+    print(f"== things that are not dice: {count} frames of 12 alone, {count} of 10 dice among 8 (1280x720)")
+    report_clutter(frames, CLUTTER_KINDS, score)
+
+
+def report_desk(count: int, score) -> None:
+    """False dice on a desk's things (a laptop's keys, printed labels), in `count` seeded 1280x720
+    frames of 4-11 dice of every colour among 2-4 of them; and how well those dice are read."""
+    from vision.simulator import BACKGROUNDS, BODY_COLOURS, DESK_CLUTTER, LIGHTINGS, random_scene, render_table
+
+    lightings = list(LIGHTINGS)
+    frames = []
+    for k in range(count):
+        # Seeds apart from the desk frames the judge is trained on (training/train_dice_judge.py).
+        rng = np.random.default_rng(1500 + k)
+        scene = random_scene(rng, dice=int(rng.integers(4, 12)), clutter=int(rng.integers(2, 5)), width=1280, height=720,
+                             die_size=float(rng.uniform(24, 48)), colours=tuple(BODY_COLOURS), clutter_kinds=DESK_CLUTTER,
+                             lighting=lightings[k % len(lightings)], background=BACKGROUNDS[(k // 2) % len(BACKGROUNDS)])
+        frames.append(render_table(scene, rng))
+    print(f"== a desk's things: {count} frames of 4-11 dice among 2-4 keyboards and labels (1280x720)")
+    report_clutter(frames, DESK_CLUTTER, score)
+
+
+def report_clutter(frames: list[tuple[np.ndarray, dict]], kinds: tuple[str, ...], score) -> None:
+    """Print the false dice read in simulator frames among things of `kinds` (in all, and on each
+    kind of thing), and how many of the frames' dice were read right."""
+    on_kind = {kind: 0 for kind in kinds}
+    seen = {kind: 0 for kind in kinds}
+    truths, readings = [], []
+    for k, (image, truth) in enumerate(frames):
         dice = read_dice(image)
         for thing in truth["clutter"]:
             seen[thing["kind"]] += 1
             on_kind[thing["kind"]] += sum(_inside(d.x, d.y, thing["box"]) for d in dice)
-        truths.append({"image": f"things-{k}", "dice": truth["dice"], "ignore": []})
-        readings.append({"image": f"things-{k}", "dice": [d.to_dict() for d in dice]})
+        truths.append({"image": f"clutter-{k}", "dice": truth["dice"], "ignore": []})
+        readings.append({"image": f"clutter-{k}", "dice": [d.to_dict() for d in dice]})
     s = score(truths, readings)
-    print(f"== things that are not dice: {count} frames of 12 alone, {count} of 10 dice among 8 (1280x720)")
     print(f"  false dice          {s['false_dice']} on {sum(seen.values())} things: "
-          + ", ".join(f"{kind} {on_kind[kind]}/{seen[kind]}" for kind in CLUTTER_KINDS))
+          + ", ".join(f"{kind} {on_kind[kind]}/{seen[kind]}" for kind in kinds))
     print(f"  dice among things   {s['value_right']}/{s['true_dice']} read right")
 
 
@@ -517,6 +543,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-sim", action="store_true", help="skip the simulator frames")
     parser.add_argument("--things", type=int, default=20,
                         help="simulator frames of things that are not dice, alone and among dice (default 20 each)")
+    parser.add_argument("--desk", type=int, default=20,
+                        help="simulator frames of dice among a desk's things: keyboards, printed labels (default 20)")
     parser.add_argument("--patterned", type=int, default=12,
                         help="simulator frames of dice on dotted, perforated and mesh tables (default 12)")
     parser.add_argument("--colour-sets", type=int, default=1,
@@ -549,6 +577,8 @@ def run(args: argparse.Namespace) -> int:
         report_simulator(args.sim, score, args.colour_sets)
         if args.things:
             report_things(args.things, score)
+        if args.desk:
+            report_desk(args.desk, score)
         if args.patterned:
             report_patterned(args.patterned, score)
     return 0

@@ -165,24 +165,40 @@ class DieSpec:
 BLANK_CLUTTER = ("cube", "token", "bead", "card")
 MARKED_CLUTTER = ("numbered", "polyhedral", "key")
 CLUTTER_KINDS = BLANK_CLUTTER + MARKED_CLUTTER
+# Things of a desk that show many marks at once: a laptop's keys in rows, each with its letter, and
+# a printed label (a cable's, a charger's) with a line of text. A judge trained without matteop65
+# read 75 false dice there, mostly a cable label's "C12.0" and laptop keys. They are kept out of
+# CLUTTER_KINDS, so that scenes drawn from it (and the frames earlier judges learnt from) stay as they were.
+DESK_CLUTTER = ("keyboard", "label")
+THING_KINDS = CLUTTER_KINDS + DESK_CLUTTER
 # What each marked kind shows: a numbered cube its number, a many-sided die one of its numbers, a
 # key a letter, digit or sign (those with holes and dots look most like pips).
 MARKS = {
     "numbered": tuple("123456"),
     "polyhedral": tuple(str(n) for n in range(1, 21)),
     "key": tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") + (";", ":", ".", ",", "%", "&", "@", "?"),
+    # A keyboard's first row of keys; the rows below it follow on in this list.
+    "keyboard": ("1234567890", "QWERTYUIOP", "ASDFGHJKL;", "ZXCVBNM,.?"),
+    "label": ("C12.0", "5V 2A", "AC 230V", "No.46", "USB-C", "8A 250V", "CE 0682", "LOT 3B", "12.5V", "IP68",
+              "P/N 4410", "60Hz", "x10", "M8 x 1.25"),
 }
+# A keyboard's keys: this many rows and columns, each key's side the thing's size, KEY_PITCH sides apart.
+KEY_ROWS, KEY_COLUMNS, KEY_PITCH = 3, 5, 1.1
+# A label's height, as a share of its length (its size), and its text's height, as a share of its height.
+LABEL_HEIGHT, LABEL_TEXT = 0.36, 0.5
 
 
 @dataclass(frozen=True)
 class Thing:
     """Something on the table that is not a pip die: a blank cube, a round token, a bead, a card, a
-    die with numbers (a cube or a many-sided die), a keyboard key."""
+    die with numbers (a cube or a many-sided die), a keyboard key; or a desk's thing, a keyboard or
+    a printed label (DESK_CLUTTER)."""
 
     kind: str
     x: float
     y: float
-    # Cube, key and many-sided die side, token and bead diameter, card width (pixels).
+    # Cube, key and many-sided die side, token and bead diameter, card width, a keyboard's key side,
+    # a label's length (pixels).
     size: float
     angle: float = 0.0
     colour: str = "white"
@@ -281,12 +297,42 @@ def random_clutter(rng: np.random.Generator, count: int, size: float, width: int
 
 
 # Each kind of thing's side, in die sides.
-CLUTTER_SCALE = {"cube": 1.0, "token": 1.3, "bead": 0.35, "card": 2.6, "numbered": 1.0, "polyhedral": 1.15, "key": 1.2}
+CLUTTER_SCALE = {"cube": 1.0, "token": 1.3, "bead": 0.35, "card": 2.6, "numbered": 1.0, "polyhedral": 1.15, "key": 1.2,
+                 "keyboard": 1.15, "label": 2.8}
 
 
 def _thing_reach(kind: str, side: float, die_size: float) -> float:
     """How far a thing of `side` keeps its centre from the frame's edges: its own half-extent and a die."""
-    return side * (1.0 if kind == "card" else 0.75) + die_size
+    if kind == "keyboard":
+        return 0.5 * KEY_PITCH * math.hypot(KEY_ROWS, KEY_COLUMNS) * side + die_size
+    return side * (1.0 if kind == "card" else 0.55 if kind == "label" else 0.75) + die_size
+
+
+def marked_places(thing: Thing) -> list[tuple[float, float, float]]:
+    """Where a thing shows its marks, as (x, y, side) each: every key of a keyboard, else the thing
+    itself (a label's text runs along its middle); none for a blank thing."""
+    if thing.kind not in MARKS:
+        return []
+    if thing.kind != "keyboard":
+        return [(thing.x, thing.y, thing.size)]
+    return [(x, y, thing.size) for x, y, _ in _keys(thing)]
+
+
+def _keys(thing: Thing) -> list[tuple[float, float, str]]:
+    """A keyboard's keys: the centre and letter of each, row by row from its first row's letters on."""
+    turn = math.radians(thing.angle)
+    across = np.array([math.cos(turn), math.sin(turn)]) * KEY_PITCH * thing.size
+    down = np.array([-math.sin(turn), math.cos(turn)]) * KEY_PITCH * thing.size
+    rows = MARKS["keyboard"]
+    first = rows.index(thing.mark) if thing.mark in rows else 0
+    keys = []
+    for r in range(KEY_ROWS):
+        letters = rows[(first + r) % len(rows)]
+        # Each row starts a little further in, as a keyboard's rows are staggered.
+        for c in range(KEY_COLUMNS):
+            at = np.array([thing.x, thing.y]) + (c - (KEY_COLUMNS - 1) / 2 + 0.25 * r) * across + (r - (KEY_ROWS - 1) / 2) * down
+            keys.append((float(at[0]), float(at[1]), letters[(c + r) % len(letters)]))
+    return keys
 
 
 def die_pixels(width: int, camera_mm: float = 700.0, die_mm: float = 16.0, fov_degrees: float = 66.0) -> float:
@@ -405,9 +451,9 @@ def _check_scene(scene: Scene) -> None:
                              f"each other or off the face; keep 2 x radius under the step and step + radius at most "
                              f"{MOST_PIP_REACH}")
     for thing in scene.clutter:
-        if thing.kind not in CLUTTER_KINDS or thing.colour not in BODY_COLOURS:
+        if thing.kind not in THING_KINDS or thing.colour not in BODY_COLOURS:
             raise ValueError(f"unknown thing {thing.kind!r} of colour {thing.colour!r}; kinds are "
-                             f"{', '.join(CLUTTER_KINDS)}, colours {', '.join(BODY_COLOURS)}")
+                             f"{', '.join(THING_KINDS)}, colours {', '.join(BODY_COLOURS)}")
     if isinstance(scene.background, str) and scene.background not in BACKGROUNDS:
         raise ValueError(f"unknown background {scene.background!r}; known ones are {', '.join(BACKGROUNDS)} or a picture")
 
@@ -654,6 +700,9 @@ def _thing_outline(thing: Thing, cx: float, cy: float, scale: float = 1.0) -> np
 def _draw_thing(canvas: np.ndarray, thing: Thing, scene: Scene) -> dict:
     """Draw a thing that is not a die; return its kind and box."""
     colour = np.array(BODY_COLOURS[thing.colour], dtype=np.float64)
+    if thing.kind in DESK_CLUTTER:
+        outline = _draw_keyboard(canvas, thing, colour) if thing.kind == "keyboard" else _draw_label(canvas, thing)
+        return {"kind": thing.kind, "box": _box(outline, canvas.shape)}
     if thing.kind in ("cube", "numbered", "key"):
         cube = DieSpec(x=thing.x, y=thing.y, value=0, colour=thing.colour, angle=thing.angle, size=thing.size)
         truth = _draw_die(canvas, cube, scene)
@@ -677,6 +726,45 @@ def _draw_thing(canvas: np.ndarray, thing: Thing, scene: Scene) -> dict:
             face = np.array([thing.x, thing.y]) + _CIRCLE * thing.size * 0.42
             cv2.fillConvexPoly(canvas, np.round(face * 16).astype(np.int32), tuple(colour), cv2.LINE_AA, shift=4)
     return {"kind": thing.kind, "box": _box(outline, canvas.shape)}
+
+
+def _draw_keyboard(canvas: np.ndarray, thing: Thing, colour: np.ndarray) -> np.ndarray:
+    """A laptop's keys seen from above: flat keys of the thing's colour in staggered rows on a darker
+    deck, each with its letter in the ink a die of that colour has; returns the deck's outline."""
+    keys = _keys(thing)
+    centres = np.array([(x, y) for x, y, _ in keys])
+    middle = (centres.min(axis=0) + centres.max(axis=0)) / 2.0
+    deck = _thing_outline_box(middle, thing.angle, (KEY_COLUMNS + 0.6) * KEY_PITCH * thing.size,
+                              (KEY_ROWS + 0.4) * KEY_PITCH * thing.size)
+    cv2.fillConvexPoly(canvas, np.round(deck * 16).astype(np.int32), tuple(colour * 0.55 + 20), cv2.LINE_AA, shift=4)
+    ink = _mark_colour(thing)
+    for x, y, letter in keys:
+        key = _square(x, y, thing.size, thing.angle, rounding=0.12)
+        cv2.fillConvexPoly(canvas, np.round(key * 16).astype(np.int32), tuple(colour), cv2.LINE_AA, shift=4)
+        _draw_mark(canvas, letter, (x, y), 0.3 * thing.size, thing.angle, ink)
+    return deck
+
+
+def _draw_label(canvas: np.ndarray, thing: Thing) -> np.ndarray:
+    """A printed label from above: a white strip, its length the thing's size, with its line of
+    dark text along the middle; returns its outline."""
+    outline = _thing_outline_box(np.array([thing.x, thing.y]), thing.angle, thing.size, LABEL_HEIGHT * thing.size)
+    cv2.fillConvexPoly(canvas, np.round(outline * 16).astype(np.int32), (236, 240, 242), cv2.LINE_AA, shift=4)
+    # A long text is printed smaller, so that it stays on the label (measured as _draw_mark prints it).
+    height = LABEL_TEXT * LABEL_HEIGHT * thing.size
+    scale, thickness = height * SUPERSAMPLE / 22.0, max(1, int(round(height * SUPERSAMPLE / 9.0)))
+    (wide, _), _ = cv2.getTextSize(thing.mark, cv2.FONT_HERSHEY_SIMPLEX, scale, thickness)
+    height *= min(1.0, 0.85 * thing.size * SUPERSAMPLE / max(wide, 1))
+    _draw_mark(canvas, thing.mark, (thing.x, thing.y), height, thing.angle, (40, 40, 40))
+    return outline
+
+
+def _thing_outline_box(centre: np.ndarray, angle: float, width: float, height: float) -> np.ndarray:
+    """The corners of a `width` x `height` rectangle about `centre`, turned `angle` degrees."""
+    turn = math.radians(angle)
+    across = np.array([math.cos(turn), math.sin(turn)]) * width / 2.0
+    down = np.array([-math.sin(turn), math.cos(turn)]) * height / 2.0
+    return np.array([centre - across - down, centre + across - down, centre + across + down, centre - across + down])
 
 
 def _box(outline: np.ndarray, shape: tuple[int, ...]) -> list[int]:
@@ -795,7 +883,8 @@ def _shadow_map(scene: Scene) -> np.ndarray:
             points = _square(sx / q, sy / q, die.size * 1.05 / q, die.angle, rounding=0.3)
             cv2.fillConvexPoly(small, np.round(points * 16).astype(np.int32), int(255 * (1 - light.shadow)), cv2.LINE_AA, shift=4)
         for thing in scene.clutter:
-            if thing.kind != "bead":
+            # Beads are too small to cast much, and a label or a keyboard lies flat.
+            if thing.kind not in ("bead",) + DESK_CLUTTER:
                 reach = thing.size * (0.1 if thing.kind == "card" else 0.35)
                 sx, sy = thing.x + reach * math.cos(turn), thing.y + reach * math.sin(turn)
                 points = _thing_outline(thing, sx / q, sy / q, 1.0 / q)

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from vision.simulator import (
-    BLANK_CLUTTER, BODY_COLOURS, CLUTTER_KINDS, MARKED_CLUTTER, MARKS, DieSpec, LIGHTINGS, Lighting, Scene, SimTable,
-    PATTERNS, Thing, patterned_table, random_scene, render_table, with_lighting,
+    BLANK_CLUTTER, BODY_COLOURS, CLUTTER_KINDS, DESK_CLUTTER, KEY_COLUMNS, KEY_ROWS, LABEL_HEIGHT, MARKED_CLUTTER, MARKS,
+    DieSpec, LIGHTINGS, Lighting, Scene, SimTable, PATTERNS, Thing, marked_places, patterned_table, random_scene,
+    render_table, with_lighting,
 )
 
 EVEN = Lighting(unevenness=0.0, shadow=0.0, noise=0.0)
@@ -278,6 +279,48 @@ def test_random_clutter_is_of_the_kinds_asked_for_and_marked_things_carry_a_mark
     assert [(t.kind, round(t.x, 1), t.colour) for t in blank.clutter] == [
         ("bead", 472.8, "ivory"), ("token", 702.8, "yellow"), ("token", 248.7, "ivory"), ("token", 295.9, "red"),
         ("cube", 479.7, "purple"), ("token", 791.4, "gray"), ("cube", 582.1, "black"), ("cube", 593.0, "yellow")]
+
+
+def test_a_keyboard_shows_a_letter_on_each_of_its_keys_where_its_marked_places_are():
+    keyboard = Thing("keyboard", 320, 200, 40, 15, "black", "QWERTYUIOP")
+    image, truth = render(Scene(width=640, height=400, lighting=EVEN, background="plain", clutter=(keyboard,)))
+    places = marked_places(keyboard)
+    assert len(places) == KEY_ROWS * KEY_COLUMNS and {side for _, _, side in places} == {40}
+    x1, y1, x2, y2 = truth["clutter"][0]["box"]
+    for x, y, _ in places:
+        key = image[int(y) - 10:int(y) + 11, int(x) - 10:int(x) + 11].astype(int).sum(axis=2)
+        # A black key's letter is white (a black die's pip colour): light strokes on the dark key.
+        assert (key > 450).sum() >= 6 and (key < 150).sum() >= 100, (x, y)
+        assert x1 < x < x2 and y1 < y < y2
+    assert truth["dice"] == [] and truth["clutter"][0]["kind"] == "keyboard"
+
+
+def test_a_label_is_a_light_strip_with_its_text_printed_along_it():
+    label = Thing("label", 200, 150, 120, 0, "white", "M8 x 1.25")
+    image, truth = render(Scene(width=400, height=300, lighting=EVEN, background="mat", clutter=(label,)))
+    x1, y1, x2, y2 = truth["clutter"][0]["box"]
+    assert (x2 - x1, y2 - y1) == pytest.approx((120, 120 * LABEL_HEIGHT), abs=3)
+    strip = image[y1 + 2:y2 - 1, x1 + 2:x2 - 1].astype(int).sum(axis=2)
+    ink = strip < 300
+    # Dark print on white paper, all of it on the strip: a long text is printed small enough to fit.
+    assert (strip > 600).mean() > 0.6 and ink.sum() >= 40
+    ys, xs = np.nonzero(ink)
+    assert xs.min() > 2 and xs.max() < strip.shape[1] - 3
+    assert marked_places(label) == [(200, 150, 120)] and marked_places(Thing("cube", 1, 1, 1)) == []
+
+
+def test_desk_things_are_drawn_only_when_asked_for_and_are_kept_clear_of_the_dice():
+    scene = random_scene(np.random.default_rng(9), dice=6, clutter=3, width=1280, height=720, die_size=36,
+                         clutter_kinds=DESK_CLUTTER, background="plain", lighting=EVEN)
+    assert len(scene.clutter) == 3 and {t.kind for t in scene.clutter} <= set(DESK_CLUTTER)
+    assert all(t.mark in MARKS[t.kind] for t in scene.clutter)
+    image, truth = render(scene)
+    for thing in truth["clutter"]:
+        x1, y1, x2, y2 = thing["box"]
+        for die in truth["dice"]:
+            dx1, dy1, dx2, dy2 = die["box"]
+            assert dx2 < x1 or x2 < dx1 or dy2 < y1 or y2 < dy1, "a desk's thing overlaps a die"
+    assert not set(DESK_CLUTTER) & set(CLUTTER_KINDS)
 
 
 def test_a_blank_cube_has_no_pips():
