@@ -220,6 +220,21 @@ def test_photos_at_the_sizes_the_reader_reads_best_are_not_resized():
     assert all(1.0 <= f <= 1.6 for f in factors) and factors.count(1.0) >= 0.6 * len(factors), factors
 
 
+@pytest.mark.parametrize("image", ["IMG_20191208_111304.jpg", "IMG_20191208_111924.jpg"])
+def test_a_photo_sure_of_its_small_pips_is_enlarged_without_first_looking_at_smaller_sizes(image, monkeypatch):
+    photo, entry = labelled_photo("nell-byler-1208", image)
+    looked_at = []
+    first_look = dice._first_look
+    monkeypatch.setattr(dice, "_first_look", lambda bgr: looked_at.append(bgr.shape[1]) or first_look(bgr))
+    readings = read_dice(photo)
+    # Its own look and the enlarged one: half and quarter size can only tell of bigger pips.
+    assert len(looked_at) == 2 and looked_at[0] == photo.shape[1] < looked_at[1], looked_at
+    monkeypatch.setattr(dice, "SURE_SMALL_SETTLES", False)
+    looked_at.clear()
+    assert read_dice(photo) == readings and len(looked_at) == 4, looked_at
+    assert _right(readings, entry, 1.0) >= len(entry["dice"]) - 1
+
+
 @pytest.mark.parametrize("image", ["IMG_20191208_112556.jpg", "IMG_20191208_112648.jpg", "IMG_20191208_112143.jpg",
                                    "IMG_20191208_112857.jpg"])
 def test_dark_dice_on_a_light_mat_do_not_pass_for_the_big_pips_of_a_one_or_a_two(image):
