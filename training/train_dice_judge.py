@@ -39,7 +39,7 @@ import dice_benchmark  # noqa: E402
 import vision.dice as dice  # noqa: E402
 from vision.dice_judge import CONTEXT, MODEL_PATH, PATCH, DiceJudge, cut_patch, standardised  # noqa: E402
 from vision.simulator import (BACKGROUNDS, BLANK_CLUTTER, BODY_COLOURS, CLUTTER_KINDS, DEFAULT_PIPS, DESK_CLUTTER,  # noqa: E402
-                              LIGHTINGS, MARKED_CLUTTER, marked_places, random_scene, render_table)
+                              LIGHTINGS, marked_places, random_scene, render_table)
 
 DATA = ROOT.parent / "shared" / "data" / "dice"
 SETS = ("nell-byler-1208", "matteop65")
@@ -124,27 +124,24 @@ def simulator_images(frames: int = SIM_FRAMES, seed: int = SEED) -> list:
 def things_images(frames: int = THINGS_FRAMES, seed: int = SEED + 100) -> list:
     """Seeded simulator frames of dice of every colour among up to 8 things of every kind, with
     their dice and the centres and sides of their marked things."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for k in range(frames):
-        scene = random_scene(rng, dice=int(rng.integers(4, 14)), colours=list(BODY_COLOURS), width=1280, height=720,
-                             die_size=float(rng.uniform(24, 48)), **light_and_table(k),
-                             clutter=int(rng.integers(3, 9)), clutter_kinds=CLUTTER_KINDS)
-        image, truth = render_table(scene, rng)
-        marked = [(t.x, t.y, t.size) for t in scene.clutter if t.kind in MARKED_CLUTTER]
-        out.append((image, _sim_dice(truth), k % 2, marked))
-    return out
+    return _among_things(frames, seed, dice_=(4, 14), things=(3, 9), kinds=CLUTTER_KINDS)
 
 
 def desk_images(frames: int = DESK_FRAMES, seed: int = SEED + 400) -> list:
     """Seeded simulator frames of dice of every colour beside 2-4 of a desk's things (keyboards,
-    printed labels), with their dice and the places of every key and label (marked_places)."""
+    printed labels), with their dice and the places of every key and label."""
+    return _among_things(frames, seed, dice_=(4, 12), things=(2, 5), kinds=DESK_CLUTTER)
+
+
+def _among_things(frames: int, seed: int, dice_: tuple[int, int], things: tuple[int, int], kinds: tuple[str, ...]) -> list:
+    """Seeded 1280x720 simulator frames of `dice_` (least, past most) dice of every colour among
+    `things` things of `kinds`, each with its dice and the places of its things' marks (marked_places)."""
     rng = np.random.default_rng(seed)
     out = []
     for k in range(frames):
-        scene = random_scene(rng, dice=int(rng.integers(4, 12)), colours=list(BODY_COLOURS), width=1280, height=720,
+        scene = random_scene(rng, dice=int(rng.integers(*dice_)), colours=list(BODY_COLOURS), width=1280, height=720,
                              die_size=float(rng.uniform(24, 48)), **light_and_table(k),
-                             clutter=int(rng.integers(2, 5)), clutter_kinds=DESK_CLUTTER)
+                             clutter=int(rng.integers(*things)), clutter_kinds=kinds)
         image, truth = render_table(scene, rng)
         marked = [place for thing in scene.clutter for place in marked_places(thing)]
         out.append((image, _sim_dice(truth), k % 2, marked))
