@@ -737,13 +737,11 @@ def _draw_keyboard(canvas: np.ndarray, thing: Thing, colour: np.ndarray) -> np.n
     deck = _thing_outline_box(middle, thing.angle, (KEY_COLUMNS + 0.6) * KEY_PITCH * thing.size,
                               (KEY_ROWS + 0.4) * KEY_PITCH * thing.size)
     cv2.fillConvexPoly(canvas, np.round(deck * 16).astype(np.int32), tuple(colour * 0.55 + 20), cv2.LINE_AA, shift=4)
-    ink = _mark_colour(thing)
     for x, y, letter in keys:
         key = _square(x, y, thing.size, thing.angle, rounding=0.12)
         cv2.fillConvexPoly(canvas, np.round(key * 16).astype(np.int32), tuple(colour), cv2.LINE_AA, shift=4)
         # Each letter at its key's top left, as a lone key's: a glyph in the middle of a die-sized
-        # square is a one's pip to the judge, and a judge trained on keys lettered in their middle
-        # (2026-12-07) missed 41 ones of matteop65 that it had found before.
+        # square is a one's pip (judges trained on these keys still miss ones: training's DESK).
         _draw_mark_on_top(canvas, replace(thing, kind="key", mark=letter), (x, y))
     return deck
 

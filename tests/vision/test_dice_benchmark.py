@@ -167,6 +167,19 @@ def test_things_that_are_not_dice_are_counted_by_kind(capsys):
     assert next(line for line in lines if "dice among things" in line).split()[-3].endswith("/10")
 
 
+def test_false_dice_among_a_desks_things_are_counted_on_keyboards_and_labels(capsys):
+    bench = _benchmark()
+    bench.report_desk(2, bench.load_scorer())
+    lines = capsys.readouterr().out.splitlines()
+    false = next(line for line in lines if "false dice" in line)
+    counts = dict(part.strip().rsplit(" ", 1) for part in false.split(": ", 1)[1].split(","))
+    assert set(counts) == {"keyboard", "label"}
+    on_each, seen = zip(*(tuple(int(n) for n in count.split("/")) for count in counts.values()))
+    assert 4 <= sum(seen) <= 8 and sum(on_each) <= int(false.split()[2])
+    right, dice = next(line for line in lines if "dice among things" in line).split()[-3].split("/")
+    assert 8 <= int(dice) <= 22 and int(right) <= int(dice)
+
+
 def test_false_dice_on_patterned_tables_are_counted_by_pattern(capsys):
     bench = _benchmark()
     bench.report_patterned(3, bench.load_scorer())
