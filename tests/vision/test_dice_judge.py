@@ -789,3 +789,28 @@ def test_training_without_a_photo_set_keeps_every_made_part_and_the_other_sets()
     parts = ["sim", "things", *(f"photos of {name}" for name in sets)]
     assert training.parts_without(parts, sets[0]) == ["sim", "things", *(f"photos of {name}" for name in sets[1:])]
     assert training.parts_without(parts, sets[1]) == ["sim", "things", f"photos of {sets[0]}"]
+
+
+@pytest.mark.parametrize("roundness, added", [(0.4, False), (0.9, True)])
+def test_a_die_at_pips_alone_beside_a_die_whose_pips_are_flatter_than_its_is_that_dies_side_face(monkeypatch, roundness, added):
+    image = np.full((300, 400, 3), 90, np.uint8)
+    top = dice._Face((0, 1, 2), 3, (100.0, 100.0), 20.0 / (2 * 1.9), 0.0, 0.1, (200.0, 200.0, 200.0), certainty=0.9)
+    # The top face's three round pips; two more at the place beside it, as round or flattened as a
+    # side face seen at a slant shows them.
+    pips = _pips([(95, 95, 3, 80, 0.9), (100, 100, 3, 80, 0.9), (105, 105, 3, 80, 0.9),
+                  (124, 108, 3, 80, roundness), (132, 116, 3, 80, roundness)])
+    monkeypatch.setattr(dice, "_JUDGE", _FakeJudge([(100, 100, 3), (128, 112, 2)]))
+    faces = dice._judged_faces(image, [top], [_face(128, 112, 2)], squares=[], pips=pips)
+    assert ((128, 112) in {(round(f.centre[0]), round(f.centre[1])) for f in faces}) == added
+    monkeypatch.setattr(dice, "SLANTED_SIDES_DROPPED", False)
+    assert (128, 112) in {(round(f.centre[0]), round(f.centre[1])) for f in dice._judged_faces(image, [top], [_face(128, 112, 2)], squares=[], pips=pips)}
+
+
+def test_a_side_face_is_only_judged_by_pips_near_a_kept_die():
+    top = dice._Face((0, 1, 2), 3, (100.0, 100.0), 20.0 / (2 * 1.9), 0.0, 0.1, (200.0, 200.0, 200.0), certainty=0.9)
+    pips = _pips([(95, 95, 3, 80, 0.9), (100, 100, 3, 80, 0.9), (105, 105, 3, 80, 0.9), (220, 100, 3, 80, 0.4)])
+    # Flattened pips far from every kept die, and a place with no pip of its own: no side face.
+    assert not dice._slanted_side(np.array([220.0, 100.0]), [top], pips, 28.0)
+    assert not dice._slanted_side(np.array([128.0, 112.0]), [top], pips, 28.0)
+    assert dice._slanted_side(np.array([128.0, 112.0]), [top], _pips([(95, 95, 3, 80, 0.9), (100, 100, 3, 80, 0.9),
+                                                                      (105, 105, 3, 80, 0.9), (128, 112, 3, 80, 0.4)]), 28.0)
