@@ -791,26 +791,39 @@ def test_training_without_a_photo_set_keeps_every_made_part_and_the_other_sets()
     assert training.parts_without(parts, sets[1]) == ["sim", "things", f"photos of {sets[0]}"]
 
 
+def _top_face():
+    """A kept three at (100, 100), 20 px, of the frame's pips 0-2 (_round_top_pips)."""
+    from vision.dice_layout import HALF_SIDE
+
+    return dice._Face((0, 1, 2), 3, (100.0, 100.0), 20.0 / (2 * HALF_SIDE), 0.0, 0.1, (200.0, 200.0, 200.0), certainty=0.9)
+
+
+def _round_top_pips(*more: tuple[float, float, float]):
+    """The kept three's round pips, then pips at (x, y) of the roundness given."""
+    return _pips([(95, 95, 3, 80, 0.9), (100, 100, 3, 80, 0.9), (105, 105, 3, 80, 0.9)]
+                 + [(x, y, 3, 80, roundness) for x, y, roundness in more])
+
+
 @pytest.mark.parametrize("roundness, added", [(0.4, False), (0.9, True)])
 def test_a_die_at_pips_alone_beside_a_die_whose_pips_are_flatter_than_its_is_that_dies_side_face(monkeypatch, roundness, added):
     image = np.full((300, 400, 3), 90, np.uint8)
-    top = dice._Face((0, 1, 2), 3, (100.0, 100.0), 20.0 / (2 * 1.9), 0.0, 0.1, (200.0, 200.0, 200.0), certainty=0.9)
-    # The top face's three round pips; two more at the place beside it, as round or flattened as a
-    # side face seen at a slant shows them.
-    pips = _pips([(95, 95, 3, 80, 0.9), (100, 100, 3, 80, 0.9), (105, 105, 3, 80, 0.9),
-                  (124, 108, 3, 80, roundness), (132, 116, 3, 80, roundness)])
+    # Two pips at the place beside the kept die, as round or flattened as a side face seen at a slant shows them.
+    pips = _round_top_pips((124, 108, roundness), (132, 116, roundness))
     monkeypatch.setattr(dice, "_JUDGE", _FakeJudge([(100, 100, 3), (128, 112, 2)]))
-    faces = dice._judged_faces(image, [top], [_face(128, 112, 2)], squares=[], pips=pips)
-    assert ((128, 112) in {(round(f.centre[0]), round(f.centre[1])) for f in faces}) == added
+
+    def found() -> set[tuple[int, int]]:
+        """The places of the dice the judge keeps and adds."""
+        faces = dice._judged_faces(image, [_top_face()], [_face(128, 112, 2)], squares=[], pips=pips)
+        return {(round(f.centre[0]), round(f.centre[1])) for f in faces}
+
+    assert ((128, 112) in found()) == added
     monkeypatch.setattr(dice, "SLANTED_SIDES_DROPPED", False)
-    assert (128, 112) in {(round(f.centre[0]), round(f.centre[1])) for f in dice._judged_faces(image, [top], [_face(128, 112, 2)], squares=[], pips=pips)}
+    assert (128, 112) in found()
 
 
 def test_a_side_face_is_only_judged_by_pips_near_a_kept_die():
-    top = dice._Face((0, 1, 2), 3, (100.0, 100.0), 20.0 / (2 * 1.9), 0.0, 0.1, (200.0, 200.0, 200.0), certainty=0.9)
-    pips = _pips([(95, 95, 3, 80, 0.9), (100, 100, 3, 80, 0.9), (105, 105, 3, 80, 0.9), (220, 100, 3, 80, 0.4)])
+    far = _round_top_pips((220, 100, 0.4))
     # Flattened pips far from every kept die, and a place with no pip of its own: no side face.
-    assert not dice._slanted_side(np.array([220.0, 100.0]), [top], pips, 28.0)
-    assert not dice._slanted_side(np.array([128.0, 112.0]), [top], pips, 28.0)
-    assert dice._slanted_side(np.array([128.0, 112.0]), [top], _pips([(95, 95, 3, 80, 0.9), (100, 100, 3, 80, 0.9),
-                                                                      (105, 105, 3, 80, 0.9), (128, 112, 3, 80, 0.4)]), 28.0)
+    assert not dice._slanted_side(np.array([220.0, 100.0]), [_top_face()], far, 28.0)
+    assert not dice._slanted_side(np.array([128.0, 112.0]), [_top_face()], far, 28.0)
+    assert dice._slanted_side(np.array([128.0, 112.0]), [_top_face()], _round_top_pips((128, 112, 0.4)), 28.0)
