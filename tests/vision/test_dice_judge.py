@@ -804,12 +804,13 @@ def _round_top_pips(*more: tuple[float, float, float]):
                  + [(x, y, 3, 80, roundness) for x, y, roundness in more])
 
 
-@pytest.mark.parametrize("roundness, added", [(0.4, False), (0.9, True)])
-def test_a_die_at_pips_alone_beside_a_die_whose_pips_are_flatter_than_its_is_that_dies_side_face(monkeypatch, roundness, added):
+@pytest.mark.parametrize("roundness, value, added", [(0.4, 2, False), (0.9, 2, True), (0.4, 1, True)])
+def test_a_die_at_pips_alone_beside_a_die_whose_pips_are_flatter_than_its_is_that_dies_side_face(monkeypatch, roundness, value, added):
     image = np.full((300, 400, 3), 90, np.uint8)
-    # Two pips at the place beside the kept die, as round or flattened as a side face seen at a slant shows them.
+    # Two marks at the place beside the kept die, as round or flattened as a side face seen at a
+    # slant shows its pips; where the judge sees a one there, they are its body's swirls.
     pips = _round_top_pips((124, 108, roundness), (132, 116, roundness))
-    monkeypatch.setattr(dice, "_JUDGE", _FakeJudge([(100, 100, 3), (128, 112, 2)]))
+    monkeypatch.setattr(dice, "_JUDGE", _FakeJudge([(100, 100, 3), (128, 112, value)]))
 
     def found() -> set[tuple[int, int]]:
         """The places of the dice the judge keeps and adds."""
