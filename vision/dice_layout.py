@@ -69,7 +69,7 @@ def fit_groups(xy: np.ndarray, radius: np.ndarray, weight: np.ndarray,
     while remaining:
         passes: dict[int, list[int]] = {}
         for g, left in remaining.items():
-            passes.setdefault(PADDED if 3 <= len(left) <= PADDED else len(left), []).append(g)
+            passes.setdefault(_padded_size(len(left)), []).append(g)
         for n, ids in passes.items():
             if n < 2:
                 fits = [None] * len(ids)
@@ -90,11 +90,20 @@ def fit_groups(xy: np.ndarray, radius: np.ndarray, weight: np.ndarray,
     return results
 
 
+def _padded_size(pips: int) -> int:
+    """The pass a group of this many pips is fitted in: PADDED for 3 to PADDED pips, BIG for more
+    (each group padded to its pass's largest), a pass of its own for 0, 1 or 2."""
+    return pips if pips < 3 else PADDED if pips <= PADDED else BIG
+
+
 # Groups of 3 to PADDED pips are fitted in one pass, padded to the largest: a pass costs ~0.25 ms
 # however few its groups (numpy calls on small arrays), and a full-HD table made ~13 passes of 3-7
-# pips (fit_groups 4.1 -> 3.1 ms a simulator frame, 1.2 -> 0.9 ms a nell-byler photo). Not past 7:
-# numpy sums 8 or more numbers in another order, which may move a face's score in its last bit.
+# pips (fit_groups 4.1 -> 3.1 ms a simulator frame, 1.2 -> 0.9 ms a nell-byler photo). Groups of
+# more pips (touching dice) share a pass of their own: a simulator frame's dozen sizes of 8-27 pips
+# had made a pass each, every round. Sums over a hypothesis' pips are added one pip after another
+# (_row_sums), so that padding leaves every sum to its last bit.
 PADDED = 7
+BIG = PADDED + 1
 _FAR = 1e9
 
 
@@ -140,8 +149,8 @@ def _best_faces(xy: np.ndarray, radius: np.ndarray, weight: np.ndarray) -> list[
     ok = good & (value > 0) & (_POPCOUNT[mask] == count)
     if not ok.any():
         return out
-    score = np.round((weight[g] * member).sum(axis=1), 3)
-    mean_error = error.sum(axis=1) / np.maximum(count, 1)
+    score = np.round(_row_sums(weight[g] * member), 3)
+    mean_error = _row_sums(error) / np.maximum(count, 1)
     # Per group: the most weight explained, then the least mean error, then the first pair.
     ranked = np.flatnonzero(ok)
     ranked = ranked[np.lexsort((ranked, mean_error[ranked], -score[ranked], g[ranked]))]
@@ -153,6 +162,16 @@ def _best_faces(xy: np.ndarray, radius: np.ndarray, weight: np.ndarray) -> list[
                                  (float(centre[p, 0]), float(centre[p, 1])), float(step[p]), angle,
                                  float(mean_error[p]))
     return out
+
+
+def _row_sums(values: np.ndarray) -> np.ndarray:
+    """Each row's sum, its numbers added left to right: the zeros a padded row ends in leave it
+    exactly as it was, by construction (numpy may add eight numbers or more pairwise, in an order
+    the row's length sets; on these hypotheses no reading was seen to move either way)."""
+    total = values[:, 0].copy()
+    for column in values.T[1:]:
+        total += column
+    return total
 
 
 def _two(xy: np.ndarray, radius: np.ndarray) -> FaceFit | None:
