@@ -105,7 +105,7 @@ def test_groups_fitted_together_fit_as_each_alone(seeds):
             assert [*f.centre, f.step, f.angle, f.error] == [*g.centre, g.step, g.angle, g.error]
 
 
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("seed", range(3))
 def test_big_groups_of_other_sizes_fitted_together_fit_as_each_alone(seed):
     # Groups of touching dice (8 pips or more) share one pass, each padded to the largest: each must
     # get every face it gets alone, to the last bit (a face's error feeds the face scorer).
@@ -113,7 +113,7 @@ def test_big_groups_of_other_sizes_fitted_together_fit_as_each_alone(seed):
     parts = []
     for value, strays in ((5, 3), (6, 4), (6, 7), (4, 5), (5, 12)):
         face = _face(value, (30.0, 30.0), rng.uniform(6, 9), rng.uniform(0, 360)) + rng.normal(0, 0.6, (value, 2))
-        # The strays first: a face's pips from the ninth place on are where the order of adding tells.
+        # The strays first, so that a face's pips lie past the eighth place, where numpy's order of adding may differ.
         xy = np.vstack([rng.uniform(0, 60, (strays, 2)) + (60.0, 0.0), face])
         parts.append((xy, rng.uniform(1.5, 2.5, len(xy)), rng.uniform(0.5, 1.0, len(xy))))
     xy, radius, weight = (np.concatenate([p[k] for p in parts]) for k in range(3))
