@@ -76,7 +76,8 @@ TILTED = True
 # With labels alone (a later machine, whose judge without these frames read matteop65 1180 right and
 # 100 false): 1175 and 49 there, and without nell-byler 1040 and 5 (against 1044 and 11); but trained
 # on everything it read matteop65 1193 of 1206 right, and over its sizes and looks 16,599 with 282
-# false (the shipped judge: 1198; 16,662 and 208). Not kept (benchmarks/HISTORY.md, 2026-12-07).
+# false (this recipe without labels, trained there on everything: 1195; 16,626 and 225). Not kept
+# (benchmarks/HISTORY.md, 2026-12-07).
 DESK_FRAMES = 48
 DESK = False
 DESK_KINDS = ("keyboard",)
