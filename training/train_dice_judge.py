@@ -73,11 +73,11 @@ TILTED = True
 # with keyboards alone (DESK_KINDS) 37 false and 1155 right. Each time it missed 35-41 ones of the
 # set's ivory dice: a die-sized square with one dark mark on it is what a lettered key and a label's
 # character show too. So they stay out until such things teach no die without costing ones (2026-12-07).
-# With labels alone (a later machine, whose judge without these frames read matteop65 1180 right and
-# 100 false): 1175 and 49 there, and without nell-byler 1040 and 5 (against 1044 and 11); but trained
-# on everything it read matteop65 1193 of 1206 right, and over its sizes and looks 16,599 with 282
-# false (this recipe without labels, trained there on everything: 1195; 16,626 and 225). Not kept
-# (benchmarks/HISTORY.md, 2026-12-07).
+# With labels alone, on a later machine: trained without matteop65, 1175 right and 49 false there
+# (1180 and 100 without these frames on that machine); without nell-byler, 1040 and 5 (1044 and 11).
+# But trained on everything it read matteop65 1193 of 1206 right, and over its sizes and looks 16,599
+# with 282 false (this recipe without labels, trained there on everything: 1195; 16,626 and 225).
+# Not kept (benchmarks/HISTORY.md, 2026-12-07).
 DESK_FRAMES = 48
 DESK = False
 DESK_KINDS = ("keyboard",)
