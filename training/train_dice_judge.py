@@ -1,6 +1,7 @@
 """Train the dice reader's convolutional judge (vision/models/dice_judge.onnx) and measure it honestly.
 
-usage: python3 training/train_dice_judge.py [--report] [--across [SET]] [--write] [--epochs N]
+usage: python3 training/train_dice_judge.py [--report] [--across [SET]] [--write] [--epochs N] [--out PATH]
+       python3 training/train_dice_judge.py --average MEMBER.onnx... [--out PATH]
 
 Needs PyTorch and onnx for training only (`pip install torch==2.13.0 onnx onnxscript`); the table
 needs neither. Patches come from the reader itself: every place the pip-first reader proposes
@@ -16,7 +17,9 @@ all), and the labelled photo sets in ../shared/data/dice.
 half of truth.json, so near-identical neighbouring shots stay together), and reads the other half
 of each set with the team's scorer: numbers on photos the model has not seen. --across trains
 without one whole photo set (another camera, table and dice) and reads it. --write trains on
-everything and writes the model. Deterministic for a given PyTorch build: fixed seeds throughout.
+everything and writes the model. The model is the mean of MEMBERS, networks trained alike but for
+the things each is taught are no die; each is trained in turn. Deterministic for a given PyTorch
+build: fixed seeds throughout.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -70,17 +74,21 @@ TILTED = True
 # from the others. Trained without matteop65 (80 epochs), whose photos show a laptop and a cable's
 # label, the judge read 75 false dice there and 1177 of its 1206 dice right without these frames;
 # with keyboards and labels 28 false but 1156 right (35 and 1162 with keys lettered in their middle);
-# with keyboards alone (DESK_KINDS) 37 false and 1155 right. Each time it missed 35-41 ones of the
-# set's ivory dice: a die-sized square with one dark mark on it is what a lettered key and a label's
-# character show too. So they stay out until such things teach no die without costing ones (2026-12-07).
-# With labels alone, on a later machine: trained without matteop65, 1175 right and 49 false there
-# (1180 and 100 without these frames on that machine); without nell-byler, 1040 and 5 (1044 and 11).
-# But trained on everything it read matteop65 1193 of 1206 right, and over its sizes and looks 16,599
-# with 282 false (this recipe without labels, trained there on everything: 1195; 16,626 and 225).
-# Not kept (benchmarks/HISTORY.md, 2026-12-07).
+# with keyboards alone 37 false and 1155 right. Each time it missed 35-41 ones of the set's ivory
+# dice: a die-sized square with one dark mark on it is what a lettered key and a label's character
+# show too (2026-12-07). With labels alone, on a later machine: trained without matteop65, 1175 right
+# and 49 false there (1180 and 100 without these frames on that machine); without nell-byler, 1040
+# and 5 (1044 and 11). Trained on everything it read matteop65 1193 of 1206 right, and over its sizes
+# and looks 16,599 with 282 false (this recipe without labels, trained there on everything: 1195;
+# 16,626 and 225). So labels make one of the judge's MEMBERS, not the judge (benchmarks/HISTORY.md).
 DESK_FRAMES = 48
-DESK = False
-DESK_KINDS = ("keyboard",)
+# The judge shipped is the mean of its members' verdicts (write_averaged): each member is trained on
+# every part, and on desk frames of its own kinds (none: no desk frames). A judge that has learnt
+# printed labels is no die and one that has not disagree most where one of them is wrong: trained
+# without matteop65, the plain member alone read it 1180 right with 100 false dice, the labels
+# member 1175 and 49, their mean 1186 and 61; without nell-byler 1044 and 11, 1040 and 5, 1043 and 7.
+# Two members cost two passes of the network a patch (~0.09 ms each).
+MEMBERS: tuple[tuple[str, ...], ...] = ((), ("label",))
 # Patches made on each marked thing (labelled no die): its strokes and holes look like pips.
 ON_THING = 4
 # A place this near a die's centre (in typical sides) shows that die; beyond FAR it shows none; in
@@ -137,10 +145,10 @@ def things_images(frames: int = THINGS_FRAMES, seed: int = SEED + 100) -> list:
     return _among_things(frames, seed, dice_=(4, 14), things=(3, 9), kinds=CLUTTER_KINDS)
 
 
-def desk_images(frames: int = DESK_FRAMES, seed: int = SEED + 400) -> list:
-    """Seeded simulator frames of dice of every colour beside 2-4 of a desk's things (DESK_KINDS),
-    with their dice and the places of their marks (every key of a keyboard)."""
-    return _among_things(frames, seed, dice_=(4, 12), things=(2, 5), kinds=DESK_KINDS)
+def desk_images(kinds: tuple[str, ...] = ("keyboard",), frames: int = DESK_FRAMES, seed: int = SEED + 400) -> list:
+    """Seeded simulator frames of dice of every colour beside 2-4 of a desk's things of `kinds`
+    (DESK_CLUTTER's), with their dice and the places of their marks (every key of a keyboard)."""
+    return _among_things(frames, seed, dice_=(4, 12), things=(2, 5), kinds=kinds)
 
 
 def _among_things(frames: int, seed: int, dice_: tuple[int, int], things: tuple[int, int], kinds: tuple[str, ...]) -> list:
@@ -437,6 +445,32 @@ def export(net, path: Path, side: int = PATCH) -> None:
                       dynamo=False)
 
 
+def write_averaged(members: list[Path], path: Path) -> None:
+    """Write one ONNX network whose verdicts are the mean of the member networks' (same input and
+    output), each member's graph kept whole beside the others: OpenCV's dnn runs it in one pass."""
+    import onnx
+    from onnx import helper, numpy_helper
+
+    models = [onnx.load(str(member)) for member in members]
+    first = models[0].graph
+    nodes, initialisers, outputs = [], [], []
+    for k, model in enumerate(models):
+        # Every member names its tensors alike: each gets its own prefix, but for the shared input.
+        renamed = onnx.compose.add_prefix(model, f"m{k}_", rename_inputs=False, rename_outputs=True)
+        nodes.extend(renamed.graph.node)
+        initialisers.extend(renamed.graph.initializer)
+        outputs.append(renamed.graph.output[0].name)
+    share = numpy_helper.from_array(np.array([1.0 / len(models)], np.float32), "member_share")
+    nodes.append(helper.make_node("Sum", outputs, ["summed"]))
+    nodes.append(helper.make_node("Mul", ["summed", "member_share"], [first.output[0].name]))
+    graph = helper.make_graph(nodes, "averaged_judge", list(first.input), list(first.output), initialisers + [share])
+    averaged = helper.make_model(graph, opset_imports=list(models[0].opset_import))
+    averaged.ir_version = models[0].ir_version
+    onnx.checker.check_model(averaged)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    onnx.save(averaged, str(path))
+
+
 def evaluate(path: Path, half: int | None) -> dict[str, dict]:
     """The team's scores of the reader with the judge at `path` on each photo set (one half, or all)."""
     with dice.judged_by(DiceJudge(path)):
@@ -452,18 +486,36 @@ def evaluate(path: Path, half: int | None) -> dict[str, dict]:
         return out
 
 
-def report_across(parts: list[dict], epochs: int, only: str | None = None) -> None:
-    """Train without each photo set in turn (parts: the simulator's, then SETS' in order), or
+def report_across(parts: list[dict], desk: dict, epochs: int, only: str | None = None) -> None:
+    """Train without each photo set in turn (parts: the made frames', then SETS' in order), or
     without `only`, and print the reader's scores on that whole set."""
     for name in SETS:
         if only is not None and name != only:
             continue
-        net = train(*gathered(parts_without(parts, name), (0, 1)), epochs=epochs)
-        path = Path(f"/tmp/dice_judge_without_{name}.onnx")
-        export(net, path)
+        path = trained_judge(parts, desk, (0, 1), epochs, Path(f"/tmp/dice_judge_without_{name}.onnx"), without=name)
         r = evaluate(path, None)[name]
         print(f"trained without {name}, read all of it: {100 * r['end_to_end']:.2f}% end to end "
               f"({r['value_right']} / {r['true_dice']}), {r['false_dice']} false dice [another camera and table]")
+
+
+def trained_judge(parts: list[dict], desk: dict, halves: tuple[int, ...], epochs: int, path: Path,
+                  without: str | None = None) -> Path:
+    """Train each of the MEMBERS on these halves of the parts (less the photo set `without`), write
+    each to the temporary folder (NAME_memberK.onnx, to be read alone) and their mean at `path`; `path`."""
+    members = []
+    for k, kinds in enumerate(MEMBERS):
+        chosen = member_parts(parts, desk, kinds)
+        net = train(*gathered(parts_without(chosen, without) if without else chosen, halves), epochs=epochs)
+        members.append(Path(tempfile.gettempdir()) / f"{path.stem}_member{k}.onnx")
+        export(net, members[-1])
+    write_averaged(members, path)
+    return path
+
+
+def member_parts(parts: list[dict], desk: dict, kinds: tuple[str, ...]) -> list[dict]:
+    """The parts one member trains on: the made frames', its desk frames (of `kinds`, if any), then SETS'."""
+    made = len(parts) - len(SETS)
+    return parts[:made] + ([desk[kinds]] if kinds else []) + parts[made:]
 
 
 def parts_without(parts: list, name: str) -> list:
@@ -492,12 +544,19 @@ def arguments(argv: list[str] | None, doc: str, epochs: int, model: Path, across
     parser.add_argument("--out", type=Path, default=model,
                         help=f"where --write writes the model (default {model.relative_to(ROOT)}, the shipped one)")
     parser.add_argument("--epochs", type=int, default=epochs)
+    if across:
+        parser.add_argument("--average", nargs="+", type=Path, metavar="MEMBER",
+                            help="write the mean of these judge models (.onnx) to --out and train nothing")
     return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Gather patches, train, report held-out numbers, and write the model if asked."""
     args = arguments(argv, __doc__, epochs=48, model=MODEL_PATH, across=True)
+    if args.average:
+        write_averaged(args.average, args.out)
+        print(f"wrote {args.out}, the mean of {len(args.average)} judges")
+        return 0
     cv2.setNumThreads(1)
     started = time.perf_counter()
     parts = [samples(simulator_images(), SEED), samples(things_images(), SEED + 100)]
@@ -505,29 +564,26 @@ def main(argv: list[str] | None = None) -> int:
         parts.append(samples(varied_images(), SEED + 200))
     if TILTED:
         parts.append(samples(tilted_images(), SEED + 300))
-    if DESK:
-        parts.append(samples(desk_images(), SEED + 400))
+    desk = {kinds: samples(desk_images(kinds), SEED + 400) for kinds in MEMBERS if kinds}
     parts += [samples(labelled_images(name), SEED + k + 1) for k, name in enumerate(SETS)]
-    made = ("sim", "things") + ("varied",) * VARIED + ("tilted",) * TILTED + ("desk",) * DESK
-    for name, part in zip(made + SETS, parts):
+    made = ("sim", "things") + ("varied",) * VARIED + ("tilted",) * TILTED
+    named = list(zip(made + SETS, parts)) + [(f"desk ({', '.join(kinds)})", part) for kinds, part in desk.items()]
+    for name, part in named:
         n = sum(len(part[h][1]) for h in (0, 1))
         dice_n = sum(int((part[h][1] > 0).sum()) for h in (0, 1))
         print(f"{name}: {n} patches, {dice_n} on a die")
     print(f"patches gathered in {time.perf_counter() - started:.0f} s")
     if args.report:
         for held in (0, 1):
-            net = train(*gathered(parts, (1 - held,)), epochs=args.epochs)
-            path = Path(f"/tmp/dice_judge_half{1 - held}.onnx")
-            export(net, path)
+            path = trained_judge(parts, desk, (1 - held,), args.epochs, Path(f"/tmp/dice_judge_half{1 - held}.onnx"))
             for name, r in evaluate(path, held).items():
                 print(f"trained on the other half, read half {held} of {name}: {100 * r['end_to_end']:.2f}% end to end, "
                       f"{r['false_dice']} false dice [held out]")
     if args.across:
-        report_across(parts, args.epochs, None if args.across == "both" else args.across)
+        report_across(parts, desk, args.epochs, None if args.across == "both" else args.across)
     if args.write:
-        net = train(*gathered(parts, (0, 1)), epochs=args.epochs)
-        export(net, args.out)
-        print(f"wrote {args.out}")
+        trained_judge(parts, desk, (0, 1), args.epochs, args.out)
+        print(f"wrote {args.out} (its members alone in {tempfile.gettempdir()})")
         for name, r in evaluate(args.out, None).items():
             print(f"{name}: {100 * r['end_to_end']:.2f}% end to end, {r['false_dice']} false dice [in-sample]")
     print(f"done in {time.perf_counter() - started:.0f} s")

@@ -142,12 +142,13 @@ def test_a_bead_among_dice_is_dropped_unless_the_judge_finds_a_die_there(monkeyp
     # Frames where the shipped judge gives a bead among dice a chance of a die between VETO and
     # BEAD_VETO (found among seeds 900-1099, each under one light; the judge retrained, they move).
     # (Found with the judge taking its patches as they stand: its turned views move those chances too.)
-    frames = [(1042, "cool"), (1051, "cool")]  # (905 and 1080 for the judge of 2026-12-01)
+    # (905 and 1080 for the judge of 2026-12-01, 1042 and 1051 for that of 2026-12-06.)
+    frames = [(919, "cool"), (948, "cool")]
     assert sum(_false_readings(seed, light) for seed, light in frames) == 0
     monkeypatch.setattr(dice, "TURNED", False)
     assert sum(_false_readings(seed, light) for seed, light in frames) == 0
     monkeypatch.setattr(dice, "BEAD_VETO", dice.VETO)  # kept on the judge's word as any unsure face
-    assert sum(_false_readings(seed, light) for seed, light in frames) >= 2
+    assert sum(_false_readings(seed, light) for seed, light in frames) >= 4  # two beads read as ones in each
 
 
 @pytest.mark.parametrize("background", ["mat", "wood", "cloth", "plain"])

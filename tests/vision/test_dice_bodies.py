@@ -288,14 +288,16 @@ def test_a_six_whose_pips_motion_streaked_on_an_ivory_die_over_wood_is_read_at_i
     assert [r.value for r in read_dice(photo) if x1 <= r.x <= x2 and y1 <= r.y <= y2] == []
 
 
-@pytest.mark.parametrize("image, box, value", [("IMG_20191208_111228.jpg", [94, 211, 135, 245], 3),
-                                               ("IMG_20191208_111919.jpg", [193, 287, 229, 321], 2)])
+@pytest.mark.parametrize("image, box, value", [("IMG_20191208_111411.jpg", [315, 113, 352, 158], 4),
+                                               ("IMG_20191208_112933.jpg", [392, 422, 432, 469], 3)])
 def test_a_die_the_judge_misses_is_read_from_its_body(image, box, value, monkeypatch):
-    # A blue die with red pips showing a three, a swirled red one showing a two: the judge's first
+    # A marbled gold die showing a four, a swirled red one showing a three: the judge's first
     # look there is all but sure of no die, and no other place near it held one; the body's pips read
     # its value, and over the patch's four quarter turns the judge is no longer sure there is none
-    # (BODY_FALLBACK). (The judge of 2026-12-01 missed a red swirled one in IMG_20191208_111847.jpg
-    # the same way; the judge of 2026-12-06 finds that one.)
+    # (BODY_FALLBACK). (The judge of 2026-12-06 missed a blue die with red pips in
+    # IMG_20191208_111228.jpg and a swirled red one in IMG_20191208_111919.jpg the same way, the judge
+    # of 2026-12-01 a red swirled one in IMG_20191208_111847.jpg; the two-member judge of 2026-12-07
+    # finds those.)
     import vision.dice
 
     photo, entry = labelled_photo("nell-byler-1208", image)

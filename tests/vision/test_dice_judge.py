@@ -149,12 +149,13 @@ def test_an_unsure_patch_is_judged_by_its_four_quarter_turns_and_a_sure_one_once
 
 
 def test_a_die_the_judge_rules_out_as_it_stands_but_not_turned_is_doubted_by_turned_die():
-    # A six, a patch a fifth of its side off its centre: as the patch stands the judge is sure of
-    # no die there (0.0005), over its four quarter turns all but sure of one (0.9985). (For the judge
-    # of 2026-12-01: a dark swirled die with a red one in IMG_20191208_112305.jpg at (111.9, 209.7).)
-    photo, _ = labelled_photo("nell-byler-1208", "IMG_20191208_111316.jpg")
+    # An ivory three, a patch 0.3 of its side off its centre: as the patch stands the judge is sure
+    # of no die there (0.0005), over its four quarter turns likelier one than not (0.89). (For the
+    # judge of 2026-12-06: a six in IMG_20191208_111316.jpg at (410.1, 145.8), 0.0005 and 0.9985; for
+    # that of 2026-12-01, a dark swirled die with a red one in IMG_20191208_112305.jpg at (111.9, 209.7).)
+    photo, _ = labelled_photo("nell-byler-1208", "IMG_20191208_112224.jpg")
     judge = DiceJudge()
-    place, side = np.array([[410.1, 145.8]]), np.array([39.6])
+    place, side = np.array([[252.9, 360.9]]), np.array([35.0])
     assert judge.judge(photo, place, side, turned=True).die[0] < dice.VETO
     assert judge.turned_die(photo, place, side)[0] > 0.5
 
@@ -694,19 +695,26 @@ def test_a_lone_die_whose_pips_the_pip_finder_misses_is_found_by_its_body(monkey
     assert dice.read_dice(image) == []
 
 
-def test_training_across_sets_leaves_the_set_it_reads_out_of_training(monkeypatch, capsys):
+def test_training_across_sets_leaves_the_set_it_reads_out_of_every_member(monkeypatch, capsys):
     train = _training_module()
-    # Parts marked by their classes: 0 the simulator, 1 the things, 2 and 3 the photo sets in order.
-    parts = [{half: (np.zeros((2, 3, 4, 4), np.float32), np.full(2, mark), np.zeros((2, 2), np.float32))
-              for half in (0, 1)} for mark in range(4)]
-    trained_on = []
+    # Parts marked by their classes: 0 the simulator, 1 the things, 2 and 3 the photo sets in order, 4 the desk's.
+    def part(mark):
+        return {half: (np.zeros((2, 3, 4, 4), np.float32), np.full(2, mark), np.zeros((2, 2), np.float32))
+                for half in (0, 1)}
+
+    parts = [part(mark) for mark in range(4)]
+    monkeypatch.setattr(train, "MEMBERS", ((), ("label",)))
+    trained_on, averaged = [], []
     monkeypatch.setattr(train, "train", lambda x, classes, offsets, epochs: trained_on.append(sorted(set(classes.tolist()))))
     monkeypatch.setattr(train, "export", lambda net, path: None)
+    monkeypatch.setattr(train, "write_averaged", lambda members, path: averaged.append((len(members), path.name)))
     scores = {name: {"end_to_end": 0.5 + k / 10, "value_right": k, "true_dice": 10, "false_dice": k}
               for k, name in enumerate(train.SETS)}
     monkeypatch.setattr(train, "evaluate", lambda path, half: scores)
-    train.report_across(parts, epochs=1)
-    assert trained_on == [[0, 1, 3], [0, 1, 2]]
+    train.report_across(parts, {("label",): part(4)}, epochs=1)
+    # Each set left out of both members; only the labels member sees the desk's frames.
+    assert trained_on == [[0, 1, 3], [0, 1, 3, 4], [0, 1, 2], [0, 1, 2, 4]]
+    assert averaged == [(2, f"dice_judge_without_{name}.onnx") for name in train.SETS]
     printed = capsys.readouterr().out.splitlines()
     assert [line.split(",")[0] for line in printed] == [f"trained without {name}" for name in train.SETS]
     assert "60.00% end to end (1 / 10), 1 false dice" in printed[1]
@@ -828,3 +836,34 @@ def test_a_side_face_is_only_judged_by_pips_near_a_kept_die():
     assert not dice._slanted_side(np.array([220.0, 100.0]), [_top_face()], far, 28.0)
     assert not dice._slanted_side(np.array([128.0, 112.0]), [_top_face()], far, 28.0)
     assert dice._slanted_side(np.array([128.0, 112.0]), [_top_face()], _round_top_pips((128, 112, 0.4)), 28.0)
+
+
+def _shifted_judge(path: Path, shift: np.ndarray, out: Path) -> None:
+    """Write the judge at `path` with `shift` added to every verdict row (another network, as far as
+    its outputs tell)."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import helper, numpy_helper
+
+    model = onnx.load(str(path))
+    output = model.graph.output[0].name
+    for node in model.graph.node:
+        node.output[:] = ["unshifted" if name == output else name for name in node.output]
+    model.graph.initializer.append(numpy_helper.from_array(shift.astype(np.float32), "shift"))
+    model.graph.node.append(helper.make_node("Add", ["unshifted", "shift"], [output]))
+    onnx.save(model, str(out))
+
+
+def test_an_averaged_judge_reads_each_patch_as_the_mean_of_its_members(tmp_path):
+    pytest.importorskip("onnx")
+    train = _training_module(torch_needed=False)
+    shift = np.linspace(-3.0, 3.0, 9)
+    _shifted_judge(MODEL_PATH, shift, tmp_path / "shifted.onnx")
+    assert train.main(["--average", str(MODEL_PATH), str(tmp_path / "shifted.onnx"),
+                       "--out", str(tmp_path / "averaged.onnx")]) == 0
+    patches_ = np.random.default_rng(3).normal(size=(5, 3, PATCH, PATCH)).astype(np.float32)
+    alone = DiceJudge(MODEL_PATH).forward(patches_)
+    assert np.allclose(DiceJudge(tmp_path / "shifted.onnx").forward(patches_), alone + shift, atol=1e-4)
+    # Each member keeps its own weights beside the other's: the mean moves by half the shift.
+    averaged = load_judge(tmp_path / "averaged.onnx")
+    assert averaged is not None
+    assert np.allclose(averaged.forward(patches_), alone + shift / 2.0, atol=1e-4)
