@@ -741,7 +741,7 @@ def _draw_keyboard(canvas: np.ndarray, thing: Thing, colour: np.ndarray) -> np.n
         key = _square(x, y, thing.size, thing.angle, rounding=0.12)
         cv2.fillConvexPoly(canvas, np.round(key * 16).astype(np.int32), tuple(colour), cv2.LINE_AA, shift=4)
         # Each letter at its key's top left, as a lone key's: a glyph in the middle of a die-sized
-        # square is a one's pip (judges trained on these keys still miss ones: training's DESK).
+        # square is a one's pip (judges trained on these keys still miss ones: training's desk frames).
         _draw_mark_on_top(canvas, replace(thing, kind="key", mark=letter), (x, y))
     return deck
 

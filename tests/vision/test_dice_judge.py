@@ -251,7 +251,7 @@ def test_training_frames_of_a_desk_mark_every_key_of_their_keyboards_as_no_die()
     train = _training_module()
     ((image, dice_, half, marked),) = train.desk_images(frames=1)
     assert image.shape == (720, 1280, 3) and len(dice_) >= 4 and half == 0
-    # Only keyboards (DESK_KINDS): each of 2-4 shows 15 keys, each key a marked place clear of the dice.
+    # Only keyboards (desk_images' kinds unless told): each of 2-4 shows 15 keys, each key a marked place clear of the dice.
     assert len(marked) % 15 == 0 and 2 <= len(marked) // 15 <= 4
     side = float(np.median([d[3] for d in dice_]))
     assert all(train.label_at(np.array([x, y]), dice_, side)[0] == 0 for x, y, _ in marked)
