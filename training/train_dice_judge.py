@@ -41,7 +41,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import dice_benchmark  # noqa: E402
 import vision.dice as dice  # noqa: E402
-from vision.dice_judge import CONTEXT, MODEL_PATH, PATCH, DiceJudge, cut_patch, standardised  # noqa: E402
+from vision.dice_judge import (CONTEXT, MODEL_PATH, PATCH, DiceJudge, candidate_judge, cut_patch,  # noqa: E402
+                               standardised)
 from vision.simulator import (BACKGROUNDS, BLANK_CLUTTER, BODY_COLOURS, CLUTTER_KINDS, DEFAULT_PIPS,  # noqa: E402
                               LIGHTINGS, marked_places, random_scene, render_table)
 
@@ -471,6 +472,19 @@ def write_averaged(members: list[Path], path: Path) -> None:
     onnx.save(averaged, str(path))
 
 
+def average(members: list[Path], path: Path) -> int:
+    """--average: write the mean of these judges at `path` (0), or say which file is no judge (2)."""
+    try:
+        for member in members:
+            candidate_judge(member)
+    except ValueError as problem:
+        print(f"--average: {problem}", file=sys.stderr)
+        return 2
+    write_averaged(members, path)
+    print(f"wrote {path}, the mean of {len(members)} judges")
+    return 0
+
+
 def evaluate(path: Path, half: int | None) -> dict[str, dict]:
     """The team's scores of the reader with the judge at `path` on each photo set (one half, or all)."""
     with dice.judged_by(DiceJudge(path)):
@@ -554,9 +568,7 @@ def main(argv: list[str] | None = None) -> int:
     """Gather patches, train, report held-out numbers, and write the model if asked."""
     args = arguments(argv, __doc__, epochs=48, model=MODEL_PATH, across=True)
     if args.average:
-        write_averaged(args.average, args.out)
-        print(f"wrote {args.out}, the mean of {len(args.average)} judges")
-        return 0
+        return average(args.average, args.out)
     cv2.setNumThreads(1)
     started = time.perf_counter()
     parts = [samples(simulator_images(), SEED), samples(things_images(), SEED + 100)]

@@ -6,8 +6,9 @@ round pips, die-sized bodies. Each place is cut out as a small square patch, sca
 of the size expected there fills the same share of it, and a tiny network reads the patch: the
 chance that a die is centred there, the chance of each value 1-6, and the die's centre relative to
 the patch. The network runs through OpenCV's dnn module from an ONNX file
-(vision/models/dice_judge.onnx) made by training/train_dice_judge.py; nothing else is needed at
-the table. Without the file, the pip-first reader's own judgement stands.
+(vision/models/dice_judge.onnx) made by training/train_dice_judge.py: the mean of two such networks
+trained alike but for what each was taught is no die, in one graph, so it reads like one. Nothing
+else is needed at the table. Without the file, the pip-first reader's own judgement stands.
 """
 
 from __future__ import annotations

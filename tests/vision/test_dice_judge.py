@@ -867,3 +867,15 @@ def test_an_averaged_judge_reads_each_patch_as_the_mean_of_its_members(tmp_path)
     averaged = load_judge(tmp_path / "averaged.onnx")
     assert averaged is not None
     assert np.allclose(averaged.forward(patches_), alone + shift / 2.0, atol=1e-4)
+
+
+def test_averaging_a_file_that_is_no_judge_says_which_and_writes_nothing(tmp_path, capsys):
+    pytest.importorskip("onnx")
+    train = _training_module(torch_needed=False)
+    broken = tmp_path / "broken.onnx"
+    broken.write_bytes(b"this is not a network")
+    out = tmp_path / "averaged.onnx"
+    assert train.main(["--average", str(MODEL_PATH), str(broken), "--out", str(out)]) == 2
+    assert not out.exists()
+    error = capsys.readouterr().err
+    assert error.startswith(f"--average: {broken}: no judge model") and "train_dice_judge.py" in error
