@@ -290,14 +290,14 @@ def test_a_six_whose_pips_motion_streaked_on_an_ivory_die_over_wood_is_read_at_i
 
 @pytest.mark.parametrize("image, box, value", [("IMG_20191208_111411.jpg", [315, 113, 352, 158], 4),
                                                ("IMG_20191208_112933.jpg", [392, 422, 432, 469], 3)])
-def test_a_die_the_judge_misses_is_read_from_its_body(image, box, value, monkeypatch):
-    # A marbled gold die showing a four, a swirled red one showing a three: the judge's first
-    # look there is all but sure of no die, and no other place near it held one; the body's pips read
-    # its value, and over the patch's four quarter turns the judge is no longer sure there is none
-    # (BODY_FALLBACK). (The judge of 2026-12-06 missed a blue die with red pips in
-    # IMG_20191208_111228.jpg and a swirled red one in IMG_20191208_111919.jpg the same way, the judge
-    # of 2026-12-01 a red swirled one in IMG_20191208_111847.jpg; the two-member judge of 2026-12-07
-    # finds those.)
+def test_a_die_the_reader_keeps_no_reading_of_is_read_from_its_body(image, box, value, monkeypatch):
+    # A marbled gold die showing a four, a swirled red one showing a three: the judge is sure of a
+    # die there (0.998-1.0), added at pips alone, but the value reader is under 0.8 sure of its value
+    # on the swirl, so it is dropped (PIPS_ALONE_VALUE); the body's pips read its value, and over the
+    # patch's four quarter turns the judge is not sure there is none (BODY_FALLBACK). (The judge of
+    # 2026-12-06 missed a blue die with red pips in IMG_20191208_111228.jpg and a swirled red one in
+    # IMG_20191208_111919.jpg outright, all but sure of no die there, and the judge of 2026-12-01 a
+    # red swirled one in IMG_20191208_111847.jpg; the two-member judge of 2026-12-07 keeps those.)
     import vision.dice
 
     photo, entry = labelled_photo("nell-byler-1208", image)
