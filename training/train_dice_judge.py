@@ -88,7 +88,10 @@ DESK_FRAMES = 48
 # printed labels is no die and one that has not disagree most where one of them is wrong: trained
 # without matteop65, the plain member alone read it 1180 right with 100 false dice, the labels
 # member 1175 and 49, their mean 1186 and 61; without nell-byler 1044 and 11, 1040 and 5, 1043 and 7.
-# Two members cost two passes of the network a patch (~0.09 ms each).
+# Two members cost two passes of the network a patch (~0.09 ms each). Members of half the width
+# (conv blocks of 8, 16, 32) cost together what one did, but held out read nell-byler's varied dice
+# worse (1032 right, 11 false; over its sizes and looks 14,292 and 186 against 14,400 and 148) and
+# matteop65 better (1192 and 59; 16,481 and 1,171 against 16,419 and 1,079): not kept (2026-12-07).
 MEMBERS: tuple[tuple[str, ...], ...] = ((), ("label",))
 # Patches made on each marked thing (labelled no die): its strokes and holes look like pips.
 ON_THING = 4
