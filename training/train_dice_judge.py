@@ -522,7 +522,7 @@ def trained_judge(parts: list[dict], desk: dict, halves: tuple[int, ...], epochs
     members = []
     for k, kinds in enumerate(MEMBERS):
         chosen = member_parts(parts, desk, kinds)
-        net = train(*gathered(parts_without(chosen, without) if without else chosen, halves), epochs=epochs)
+        net = train(*gathered(parts_without(chosen, without), halves), epochs=epochs)
         members.append(Path(tempfile.gettempdir()) / f"{path.stem}_member{k}.onnx")
         export(net, members[-1])
     write_averaged(members, path)
@@ -535,8 +535,9 @@ def member_parts(parts: list[dict], desk: dict, kinds: tuple[str, ...]) -> list[
     return parts[:made] + ([desk[kinds]] if kinds else []) + parts[made:]
 
 
-def parts_without(parts: list, name: str) -> list:
-    """The parts (the made frames' first, then SETS' in order) less the photo set of this name."""
+def parts_without(parts: list, name: str | None) -> list:
+    """The parts (the made frames' first, then SETS' in order) less the photo set of this name (all of
+    them for None)."""
     made = len(parts) - len(SETS)
     return parts[:made] + [part for part, set_name in zip(parts[made:], SETS) if set_name != name]
 
