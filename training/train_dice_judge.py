@@ -2,6 +2,7 @@
 
 usage: python3 training/train_dice_judge.py [--report] [--across [SET]] [--write] [--epochs N] [--out PATH]
        python3 training/train_dice_judge.py --average MEMBER.onnx... [--out PATH]
+       python3 training/train_dice_judge.py --taught-by JUDGE.onnx (--across SET | --write) [--out PATH]
 
 Needs PyTorch and onnx for training only (`pip install torch==2.13.0 onnx onnxscript`); the table
 needs neither. Patches come from the reader itself: every place the pip-first reader proposes
@@ -18,8 +19,10 @@ half of truth.json, so near-identical neighbouring shots stay together), and rea
 of each set with the team's scorer: numbers on photos the model has not seen. --across trains
 without one whole photo set (another camera, table and dice) and reads it. --write trains on
 everything and writes the model. The model is the mean of MEMBERS, networks trained alike but for
-the things each is taught are no die; each is trained in turn. Deterministic for a given PyTorch
-build: fixed seeds throughout.
+the things each is taught are no die; each is trained in turn. --taught-by trains one network
+instead, on every member's frames, to the labels and to a judge's chances (distillation: the
+members' mean, at one network's cost). Deterministic for a given PyTorch build: fixed seeds
+throughout.
 """
 
 from __future__ import annotations
@@ -102,6 +105,8 @@ NEAR, FAR = 0.42, 0.6
 # value at the centre the first look found.
 CENTRED = 0.2
 NOT_DIE_WEIGHT = 3.0
+# A network taught by a judge (--taught-by) weighs that judge's chances this much beside the labels.
+TAUGHT_WEIGHT = 1.0
 # Patches made around each labelled die: shifted onto it, and beside it.
 ON_DIE, BESIDE_DIE = 8, 3
 # A patch is cut for a die this many times the side the reader gave (at random, evenly in log): a
@@ -371,12 +376,15 @@ def network():
                          nn.Linear(64 * (PATCH // 8) ** 2, 64), nn.ReLU(), nn.Linear(64, 9))
 
 
-def train(x: np.ndarray, classes: np.ndarray, offsets: np.ndarray, epochs: int, seed: int = SEED):
-    """A trained judge network (PyTorch) on these patches."""
+def train(x: np.ndarray, classes: np.ndarray, offsets: np.ndarray, epochs: int, seed: int = SEED,
+          taught: np.ndarray | None = None):
+    """A trained judge network (PyTorch) on these patches; where `taught` (a judge's raw rows on
+    them) is given, it learns that judge's die and value chances as well as the labels."""
     from torch import nn
 
-    def batch_loss(net, xb, cb, ob):
-        """The judge's loss on one batch: die or not, the value where centred, the centre's offset."""
+    def batch_loss(net, xb, cb, ob, tb=None):
+        """The judge's loss on one batch: die or not, the value where centred, the centre's offset;
+        and the teacher's chances of both, where there is one."""
         import torch
 
         xb, ob = _turned(xb, ob)
@@ -391,9 +399,24 @@ def train(x: np.ndarray, classes: np.ndarray, offsets: np.ndarray, epochs: int, 
             loss = loss + nn.functional.cross_entropy(out[centred, 1:7], cb[centred] - 1)
         if die.any():
             loss = loss + 4.0 * nn.functional.smooth_l1_loss(out[die, 7:], ob[die], beta=0.1)
+        if tb is not None:
+            # The teacher's chances are the same in every turn and mirror of a patch (its members
+            # learnt them so), so they hold for the turned batch as they are.
+            loss = loss + TAUGHT_WEIGHT * nn.functional.binary_cross_entropy_with_logits(
+                out[:, 0], torch.sigmoid(tb[:, 0]), weight=weight)
+            if centred.any():
+                loss = loss + TAUGHT_WEIGHT * nn.functional.cross_entropy(
+                    out[centred, 1:7], torch.softmax(tb[centred, 1:7], dim=1))
         return loss
 
-    return fitted(network, (x, classes, offsets), batch_loss, epochs, seed)
+    arrays = (x, classes, offsets) + (() if taught is None else (taught.astype(np.float32),))
+    return fitted(network, arrays, batch_loss, epochs, seed)
+
+
+def teacher_rows(teacher: Path, x: np.ndarray) -> np.ndarray:
+    """A judge's raw output rows (die logit, value logits, offsets) on standardised patches."""
+    judge = DiceJudge(teacher)
+    return np.concatenate([judge.forward(np.ascontiguousarray(x[k:k + 1024])) for k in range(0, len(x), 1024)])
 
 
 def fitted(make_network, arrays: tuple[np.ndarray, ...], batch_loss, epochs: int, seed: int):
@@ -475,6 +498,18 @@ def write_averaged(members: list[Path], path: Path) -> None:
     onnx.save(averaged, str(path))
 
 
+def taught_problem(teacher: Path, across: str | None) -> str | None:
+    """What is wrong with training to this teacher judge (None when nothing is): a file that is no
+    judge, or held-out runs over both sets, which need a teacher trained without each."""
+    try:
+        candidate_judge(teacher)
+    except ValueError as problem:
+        return str(problem)
+    if across == "both":
+        return "held out, a teacher must not have seen the set read: name one set (--across SET)"
+    return None
+
+
 def average(members: list[Path], path: Path) -> int:
     """--average: write the mean of these judges at `path` (0), or say which file is no judge (2)."""
     try:
@@ -503,13 +538,19 @@ def evaluate(path: Path, half: int | None) -> dict[str, dict]:
         return out
 
 
-def report_across(parts: list[dict], desk: dict, epochs: int, only: str | None = None) -> None:
+def report_across(parts: list[dict], desk: dict, epochs: int, only: str | None = None,
+                  teacher: Path | None = None) -> None:
     """Train without each photo set in turn (parts: the made frames', then SETS' in order), or
-    without `only`, and print the reader's scores on that whole set."""
+    without `only`, and print the reader's scores on that whole set; one network taught by
+    `teacher` (a judge trained without that set too) where one is given."""
     for name in SETS:
         if only is not None and name != only:
             continue
-        path = trained_judge(parts, desk, (0, 1), epochs, Path(f"/tmp/dice_judge_without_{name}.onnx"), without=name)
+        path = Path(f"/tmp/dice_judge_without_{name}.onnx")
+        if teacher is None:
+            trained_judge(parts, desk, (0, 1), epochs, path, without=name)
+        else:
+            trained_student(parts, desk, (0, 1), epochs, path, teacher, without=name)
         r = evaluate(path, None)[name]
         print(f"trained without {name}, read all of it: {100 * r['end_to_end']:.2f}% end to end "
               f"({r['value_right']} / {r['true_dice']}), {r['false_dice']} false dice [another camera and table]")
@@ -526,6 +567,16 @@ def trained_judge(parts: list[dict], desk: dict, halves: tuple[int, ...], epochs
         members.append(Path(tempfile.gettempdir()) / f"{path.stem}_member{k}.onnx")
         export(net, members[-1])
     write_averaged(members, path)
+    return path
+
+
+def trained_student(parts: list[dict], desk: dict, halves: tuple[int, ...], epochs: int, path: Path,
+                    teacher: Path, without: str | None = None) -> Path:
+    """Train one network on these halves of the parts and of every member's desk frames (less the
+    photo set `without`), to the labels and to the `teacher` judge's chances; write it at `path`."""
+    chosen = parts_without(parts[:len(parts) - len(SETS)] + list(desk.values()) + parts[len(parts) - len(SETS):], without)
+    x, classes, offsets = gathered(chosen, halves)
+    export(train(x, classes, offsets, epochs=epochs, taught=teacher_rows(teacher, x)), path)
     return path
 
 
@@ -565,6 +616,9 @@ def arguments(argv: list[str] | None, doc: str, epochs: int, model: Path, across
     if across:
         parser.add_argument("--average", nargs="+", type=Path, metavar="MEMBER",
                             help="write the mean of these judge models (.onnx) to --out and train nothing")
+        parser.add_argument("--taught-by", type=Path, metavar="JUDGE",
+                            help="train one network, to the labels and to this judge's chances (.onnx), in place "
+                                 "of the members; with --across SET, give a judge trained without SET")
     return parser.parse_args(argv)
 
 
@@ -573,6 +627,11 @@ def main(argv: list[str] | None = None) -> int:
     args = arguments(argv, __doc__, epochs=48, model=MODEL_PATH, across=True)
     if args.average:
         return average(args.average, args.out)
+    if args.taught_by:
+        problem = taught_problem(args.taught_by, args.across)
+        if problem:
+            print(f"--taught-by: {problem}", file=sys.stderr)
+            return 2
     cv2.setNumThreads(1)
     started = time.perf_counter()
     parts = [samples(simulator_images(), SEED), samples(things_images(), SEED + 100)]
@@ -596,8 +655,11 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"trained on the other half, read half {held} of {name}: {100 * r['end_to_end']:.2f}% end to end, "
                       f"{r['false_dice']} false dice [held out]")
     if args.across:
-        report_across(parts, desk, args.epochs, None if args.across == "both" else args.across)
-    if args.write:
+        report_across(parts, desk, args.epochs, None if args.across == "both" else args.across, args.taught_by)
+    if args.write and args.taught_by:
+        trained_student(parts, desk, (0, 1), args.epochs, args.out, args.taught_by)
+        print(f"wrote {args.out}, one network taught by {args.taught_by}")
+    elif args.write:
         trained_judge(parts, desk, (0, 1), args.epochs, args.out)
         print(f"wrote {args.out} (its members alone in {tempfile.gettempdir()})")
         for name, r in evaluate(args.out, None).items():

@@ -879,3 +879,55 @@ def test_averaging_a_file_that_is_no_judge_says_which_and_writes_nothing(tmp_pat
     assert not out.exists()
     error = capsys.readouterr().err
     assert error.startswith(f"--average: {broken}: no judge model") and "train_dice_judge.py" in error
+
+
+def test_a_network_taught_by_a_judge_trains_on_every_members_frames_less_the_set_it_reads(monkeypatch, tmp_path):
+    train = _training_module(torch_needed=False)
+    # Parts marked by their classes: 0 the simulator, 1 the things, 2 and 3 the photo sets in order, 4 the desk's.
+    def part(mark):
+        return {half: (np.full((2, 3, PATCH, PATCH), float(mark), np.float32), np.full(2, mark),
+                       np.zeros((2, 2), np.float32)) for half in (0, 1)}
+
+    parts = [part(mark) for mark in range(4)]
+    seen = []
+    monkeypatch.setattr(train, "train", lambda x, classes, offsets, epochs, taught: seen.append((classes, taught)) or "net")
+    written = []
+    monkeypatch.setattr(train, "export", lambda net, path: written.append((net, path)))
+    out = tmp_path / "student.onnx"
+    assert train.trained_student(parts, {("label",): part(4)}, (0, 1), 1, out, MODEL_PATH, without=train.SETS[0]) == out
+    (classes, taught), = seen
+    # The first photo set is left out; the desk's frames are in, with the made frames' and the other set's.
+    assert sorted(set(classes.tolist())) == [0, 1, 3, 4]
+    # The teacher's rows are the shipped judge's own, patch for patch.
+    x = np.concatenate([p[h][0] for p in (parts[0], parts[1], part(4), parts[3]) for h in (0, 1)])
+    assert taught.shape == (len(classes), 9)
+    assert np.allclose(taught, DiceJudge(MODEL_PATH).forward(x), atol=1e-5)
+    assert written == [("net", out)]
+
+
+def test_training_to_a_teacher_that_is_no_judge_or_across_both_sets_says_what_to_give(tmp_path, capsys):
+    train = _training_module(torch_needed=False)
+    broken = tmp_path / "broken.onnx"
+    broken.write_bytes(b"this is not a network")
+    assert train.main(["--taught-by", str(broken), "--write", "--out", str(tmp_path / "out.onnx")]) == 2
+    assert capsys.readouterr().err.startswith(f"--taught-by: {broken}: no judge model")
+    # Held out, a teacher must not have seen the set it is read on: one teacher cannot serve both.
+    assert train.main(["--taught-by", str(MODEL_PATH), "--across"]) == 2
+    assert "name one set" in capsys.readouterr().err
+    assert not (tmp_path / "out.onnx").exists()
+
+
+def test_a_taught_network_learns_the_teachers_chances_beside_the_labels():
+    torch = pytest.importorskip("torch")
+    train = _training_module()
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(64, 3, PATCH, PATCH)).astype(np.float32)
+    classes = np.zeros(64, np.int64)  # every label says no die...
+    taught = np.zeros((64, 9), np.float32)
+    taught[:, 0] = 8.0  # ...and the teacher is sure of a die
+    plain = train.train(x, classes, np.zeros((64, 2), np.float32), epochs=3, seed=1)
+    student = train.train(x, classes, np.zeros((64, 2), np.float32), epochs=3, seed=1, taught=taught)
+    with torch.no_grad():
+        plain_die, taught_die = (float(net(torch.from_numpy(x))[:, 0].mean()) for net in (plain, student))
+    # Pulled between the two, the taught network's die logits stand above the labels' alone.
+    assert taught_die > plain_die + 0.5
