@@ -498,15 +498,18 @@ def write_averaged(members: list[Path], path: Path) -> None:
     onnx.save(averaged, str(path))
 
 
-def taught_problem(teacher: Path, across: str | None) -> str | None:
+def taught_problem(teacher: Path, across: str | None, report: bool = False) -> str | None:
     """What is wrong with training to this teacher judge (None when nothing is): a file that is no
-    judge, or held-out runs over both sets, which need a teacher trained without each."""
+    judge, held-out runs over both sets (each needs a teacher trained without it), or --report
+    (halves: no teacher has seen only one)."""
     try:
         candidate_judge(teacher)
     except ValueError as problem:
         return str(problem)
     if across == "both":
         return "held out, a teacher must not have seen the set read: name one set (--across SET)"
+    if report:
+        return "--report reads halves no teacher was trained without: use --across SET or --write"
     return None
 
 
@@ -628,7 +631,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.average:
         return average(args.average, args.out)
     if args.taught_by:
-        problem = taught_problem(args.taught_by, args.across)
+        problem = taught_problem(args.taught_by, args.across, args.report)
         if problem:
             print(f"--taught-by: {problem}", file=sys.stderr)
             return 2

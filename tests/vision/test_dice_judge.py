@@ -914,6 +914,8 @@ def test_training_to_a_teacher_that_is_no_judge_or_across_both_sets_says_what_to
     # Held out, a teacher must not have seen the set it is read on: one teacher cannot serve both.
     assert train.main(["--taught-by", str(MODEL_PATH), "--across"]) == 2
     assert "name one set" in capsys.readouterr().err
+    assert train.main(["--taught-by", str(MODEL_PATH), "--report"]) == 2
+    assert "use --across SET or --write" in capsys.readouterr().err
     assert not (tmp_path / "out.onnx").exists()
 
 
