@@ -577,7 +577,7 @@ def trained_student(parts: list[dict], desk: dict, halves: tuple[int, ...], epoc
                     teacher: Path, without: str | None = None) -> Path:
     """Train one network on these halves of the parts and of every member's desk frames (less the
     photo set `without`), to the labels and to the `teacher` judge's chances; write it at `path`."""
-    chosen = parts_without(parts[:len(parts) - len(SETS)] + list(desk.values()) + parts[len(parts) - len(SETS):], without)
+    chosen = parts_without(with_desk(parts, list(desk.values())), without)
     x, classes, offsets = gathered(chosen, halves)
     export(train(x, classes, offsets, epochs=epochs, taught=teacher_rows(teacher, x)), path)
     return path
@@ -585,8 +585,13 @@ def trained_student(parts: list[dict], desk: dict, halves: tuple[int, ...], epoc
 
 def member_parts(parts: list[dict], desk: dict, kinds: tuple[str, ...]) -> list[dict]:
     """The parts one member trains on: the made frames', its desk frames (of `kinds`, if any), then SETS'."""
+    return with_desk(parts, [desk[kinds]] if kinds else [])
+
+
+def with_desk(parts: list[dict], desk_parts: list[dict]) -> list[dict]:
+    """The parts (the made frames' first, then SETS') with these desk frames' parts among the made ones."""
     made = len(parts) - len(SETS)
-    return parts[:made] + ([desk[kinds]] if kinds else []) + parts[made:]
+    return parts[:made] + desk_parts + parts[made:]
 
 
 def parts_without(parts: list, name: str | None) -> list:
