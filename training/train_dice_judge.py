@@ -498,14 +498,22 @@ def write_averaged(members: list[Path], path: Path) -> None:
     onnx.save(averaged, str(path))
 
 
+def no_judge(path: Path) -> str | None:
+    """What is wrong with a file given as a judge (candidate_judge's message), or None when it is one."""
+    try:
+        candidate_judge(path)
+    except ValueError as problem:
+        return str(problem)
+    return None
+
+
 def taught_problem(teacher: Path, across: str | None, report: bool = False) -> str | None:
     """What is wrong with training to this teacher judge (None when nothing is): a file that is no
     judge, held-out runs over both sets (each needs a teacher trained without it), or --report
     (halves: no teacher has seen only one)."""
-    try:
-        candidate_judge(teacher)
-    except ValueError as problem:
-        return str(problem)
+    problem = no_judge(teacher)
+    if problem:
+        return problem
     if across == "both":
         return "held out, a teacher must not have seen the set read: name one set (--across SET)"
     if report:
@@ -515,10 +523,8 @@ def taught_problem(teacher: Path, across: str | None, report: bool = False) -> s
 
 def average(members: list[Path], path: Path) -> int:
     """--average: write the mean of these judges at `path` (0), or say which file is no judge (2)."""
-    try:
-        for member in members:
-            candidate_judge(member)
-    except ValueError as problem:
+    problem = next(filter(None, map(no_judge, members)), None)
+    if problem:
         print(f"--average: {problem}", file=sys.stderr)
         return 2
     write_averaged(members, path)
@@ -549,11 +555,7 @@ def report_across(parts: list[dict], desk: dict, epochs: int, only: str | None =
     for name in SETS:
         if only is not None and name != only:
             continue
-        path = Path(f"/tmp/dice_judge_without_{name}.onnx")
-        if teacher is None:
-            trained_judge(parts, desk, (0, 1), epochs, path, without=name)
-        else:
-            trained_student(parts, desk, (0, 1), epochs, path, teacher, without=name)
+        path = trained_network(parts, desk, (0, 1), epochs, Path(f"/tmp/dice_judge_without_{name}.onnx"), teacher, name)
         r = evaluate(path, None)[name]
         print(f"trained without {name}, read all of it: {100 * r['end_to_end']:.2f}% end to end "
               f"({r['value_right']} / {r['true_dice']}), {r['false_dice']} false dice [another camera and table]")
@@ -571,6 +573,15 @@ def trained_judge(parts: list[dict], desk: dict, halves: tuple[int, ...], epochs
         export(net, members[-1])
     write_averaged(members, path)
     return path
+
+
+def trained_network(parts: list[dict], desk: dict, halves: tuple[int, ...], epochs: int, path: Path,
+                    teacher: Path | None, without: str | None = None) -> Path:
+    """The judge trained on these halves of the parts (less the photo set `without`) and written at
+    `path`: its MEMBERS' mean, or one network taught by `teacher` where one is given."""
+    if teacher is None:
+        return trained_judge(parts, desk, halves, epochs, path, without)
+    return trained_student(parts, desk, halves, epochs, path, teacher, without)
 
 
 def trained_student(parts: list[dict], desk: dict, halves: tuple[int, ...], epochs: int, path: Path,
@@ -664,12 +675,11 @@ def main(argv: list[str] | None = None) -> int:
                       f"{r['false_dice']} false dice [held out]")
     if args.across:
         report_across(parts, desk, args.epochs, None if args.across == "both" else args.across, args.taught_by)
-    if args.write and args.taught_by:
-        trained_student(parts, desk, (0, 1), args.epochs, args.out, args.taught_by)
-        print(f"wrote {args.out}, one network taught by {args.taught_by}")
-    elif args.write:
-        trained_judge(parts, desk, (0, 1), args.epochs, args.out)
-        print(f"wrote {args.out} (its members alone in {tempfile.gettempdir()})")
+    if args.write:
+        trained_network(parts, desk, (0, 1), args.epochs, args.out, args.taught_by)
+        made_of = (f"one network taught by {args.taught_by}" if args.taught_by
+                   else f"its members alone in {tempfile.gettempdir()}")
+        print(f"wrote {args.out} ({made_of})")
         for name, r in evaluate(args.out, None).items():
             print(f"{name}: {100 * r['end_to_end']:.2f}% end to end, {r['false_dice']} false dice [in-sample]")
     print(f"done in {time.perf_counter() - started:.0f} s")

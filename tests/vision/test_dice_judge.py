@@ -89,8 +89,7 @@ def test_a_patch_of_any_memory_layout_is_standardised():
 @pytest.mark.parametrize("load", [load_judge, load_value_reader], ids=["judge", "value reader"])
 def test_a_missing_or_broken_model_file_leaves_the_reader_on_its_own(tmp_path, load):
     assert load(tmp_path / "absent.onnx") is None
-    broken = tmp_path / "broken.onnx"
-    broken.write_bytes(b"this is not a network")
+    broken = _not_a_network(tmp_path)
     assert load(broken) is None
 
 
@@ -206,6 +205,13 @@ def test_the_judge_finds_dice_the_pip_first_reader_misses(monkeypatch):
     # the bodies are read by their own pips, and more things that are not dice pass for dice.
     assert scored[True]["found"] > scored[False]["found"]
     assert scored[True]["false_dice"] < scored[False]["false_dice"]
+
+
+def _not_a_network(tmp_path: Path) -> Path:
+    """A file named like a model that holds no network."""
+    broken = tmp_path / "broken.onnx"
+    broken.write_bytes(b"this is not a network")
+    return broken
 
 
 def _training_module(torch_needed: bool = True):
@@ -695,14 +701,16 @@ def test_a_lone_die_whose_pips_the_pip_finder_misses_is_found_by_its_body(monkey
     assert dice.read_dice(image) == []
 
 
+def _marked_part(mark: int) -> dict:
+    """A training part of two patches a half, marked by its classes (and pixels): 0 the simulator, 1
+    the things, 2 and 3 the photo sets in order, 4 the desk's."""
+    return {half: (np.full((2, 3, PATCH, PATCH), float(mark), np.float32), np.full(2, mark),
+                   np.zeros((2, 2), np.float32)) for half in (0, 1)}
+
+
 def test_training_across_sets_leaves_the_set_it_reads_out_of_every_member(monkeypatch, capsys):
     train = _training_module()
-    # Parts marked by their classes: 0 the simulator, 1 the things, 2 and 3 the photo sets in order, 4 the desk's.
-    def part(mark):
-        return {half: (np.zeros((2, 3, 4, 4), np.float32), np.full(2, mark), np.zeros((2, 2), np.float32))
-                for half in (0, 1)}
-
-    parts = [part(mark) for mark in range(4)]
+    parts = [_marked_part(mark) for mark in range(4)]
     monkeypatch.setattr(train, "MEMBERS", ((), ("label",)))
     trained_on, averaged = [], []
     monkeypatch.setattr(train, "train", lambda x, classes, offsets, epochs: trained_on.append(sorted(set(classes.tolist()))))
@@ -711,7 +719,7 @@ def test_training_across_sets_leaves_the_set_it_reads_out_of_every_member(monkey
     scores = {name: {"end_to_end": 0.5 + k / 10, "value_right": k, "true_dice": 10, "false_dice": k}
               for k, name in enumerate(train.SETS)}
     monkeypatch.setattr(train, "evaluate", lambda path, half: scores)
-    train.report_across(parts, {("label",): part(4)}, epochs=1)
+    train.report_across(parts, {("label",): _marked_part(4)}, epochs=1)
     # Each set left out of both members; only the labels member sees the desk's frames.
     assert trained_on == [[0, 1, 3], [0, 1, 3, 4], [0, 1, 2], [0, 1, 2, 4]]
     assert averaged == [(2, f"dice_judge_without_{name}.onnx") for name in train.SETS]
@@ -872,8 +880,7 @@ def test_an_averaged_judge_reads_each_patch_as_the_mean_of_its_members(tmp_path)
 def test_averaging_a_file_that_is_no_judge_says_which_and_writes_nothing(tmp_path, capsys):
     pytest.importorskip("onnx")
     train = _training_module(torch_needed=False)
-    broken = tmp_path / "broken.onnx"
-    broken.write_bytes(b"this is not a network")
+    broken = _not_a_network(tmp_path)
     out = tmp_path / "averaged.onnx"
     assert train.main(["--average", str(MODEL_PATH), str(broken), "--out", str(out)]) == 2
     assert not out.exists()
@@ -883,23 +890,18 @@ def test_averaging_a_file_that_is_no_judge_says_which_and_writes_nothing(tmp_pat
 
 def test_a_network_taught_by_a_judge_trains_on_every_members_frames_less_the_set_it_reads(monkeypatch, tmp_path):
     train = _training_module(torch_needed=False)
-    # Parts marked by their classes: 0 the simulator, 1 the things, 2 and 3 the photo sets in order, 4 the desk's.
-    def part(mark):
-        return {half: (np.full((2, 3, PATCH, PATCH), float(mark), np.float32), np.full(2, mark),
-                       np.zeros((2, 2), np.float32)) for half in (0, 1)}
-
-    parts = [part(mark) for mark in range(4)]
+    parts = [_marked_part(mark) for mark in range(4)]
     seen = []
     monkeypatch.setattr(train, "train", lambda x, classes, offsets, epochs, taught: seen.append((classes, taught)) or "net")
     written = []
     monkeypatch.setattr(train, "export", lambda net, path: written.append((net, path)))
     out = tmp_path / "student.onnx"
-    assert train.trained_student(parts, {("label",): part(4)}, (0, 1), 1, out, MODEL_PATH, without=train.SETS[0]) == out
+    assert train.trained_student(parts, {("label",): _marked_part(4)}, (0, 1), 1, out, MODEL_PATH, without=train.SETS[0]) == out
     (classes, taught), = seen
     # The first photo set is left out; the desk's frames are in, with the made frames' and the other set's.
     assert sorted(set(classes.tolist())) == [0, 1, 3, 4]
     # The teacher's rows are the shipped judge's own, patch for patch.
-    x = np.concatenate([p[h][0] for p in (parts[0], parts[1], part(4), parts[3]) for h in (0, 1)])
+    x = np.concatenate([p[h][0] for p in (parts[0], parts[1], _marked_part(4), parts[3]) for h in (0, 1)])
     assert taught.shape == (len(classes), 9)
     assert np.allclose(taught, DiceJudge(MODEL_PATH).forward(x), atol=1e-5)
     assert written == [("net", out)]
@@ -907,8 +909,7 @@ def test_a_network_taught_by_a_judge_trains_on_every_members_frames_less_the_set
 
 def test_training_to_a_teacher_that_is_no_judge_or_across_both_sets_says_what_to_give(tmp_path, capsys):
     train = _training_module(torch_needed=False)
-    broken = tmp_path / "broken.onnx"
-    broken.write_bytes(b"this is not a network")
+    broken = _not_a_network(tmp_path)
     assert train.main(["--taught-by", str(broken), "--write", "--out", str(tmp_path / "out.onnx")]) == 2
     assert capsys.readouterr().err.startswith(f"--taught-by: {broken}: no judge model")
     # Held out, a teacher must not have seen the set it is read on: one teacher cannot serve both.
