@@ -90,7 +90,11 @@ def standardised(patch: np.ndarray) -> np.ndarray:
 
 
 class OnnxNet:
-    """An ONNX network run by OpenCV's dnn module, loaded once and shared by threads."""
+    """An ONNX network run by OpenCV's dnn module, loaded once and shared by threads; a kind of
+    network reads square patches of PATCH_SIDE pixels into rows of WIDTH numbers."""
+
+    PATCH_SIDE = 0
+    WIDTH = 0
 
     def __init__(self, path: Path) -> None:
         """Load the network (raises cv2.error or OSError when the file is unusable)."""
@@ -108,9 +112,25 @@ class OnnxNet:
             self._net.setInput(batch)
             return np.asarray(self._net.forward(), np.float64).reshape(len(batch), -1)
 
+    def misfit(self) -> str | None:
+        """What keeps the network from serving as its kind (None when nothing does): it must read a
+        patch of PATCH_SIDE pixels into a row of WIDTH numbers."""
+        # Another kind's network loads as well as the right one, then fails or misreads at the first
+        # patch: a value reader given as a judge stopped a benchmark halfway with OpenCV's traceback.
+        try:
+            width = self.forward(np.zeros((1, 3, self.PATCH_SIDE, self.PATCH_SIDE), np.float32)).shape[1]
+        except cv2.error:
+            width = None
+        if width == self.WIDTH:
+            return None
+        return f"it does not read a {self.PATCH_SIDE}-pixel patch into {self.WIDTH} numbers"
+
 
 class DiceJudge(OnnxNet):
     """The judge network, loaded once; `judge` reads many patches in one pass."""
+
+    PATCH_SIDE = PATCH
+    WIDTH = CLASSES + 2
 
     def __init__(self, path: Path = MODEL_PATH) -> None:
         """Load the ONNX network (raises cv2.error or OSError when the file is unusable)."""
@@ -198,19 +218,25 @@ def candidate_judge(path: Path) -> DiceJudge:
 def candidate_network(kind: type, path: Path, what: str, script: str):
     """A network of this kind (an OnnxNet class) from a file given to be scored; ValueError, naming
     the training `script` whose file to give instead, when it is missing or not such a model."""
-    network = load_network(kind, path)
+    network, problem = opened_network(kind, path)
     if network is None:
-        raise ValueError(f"{path}: no {what} model this OpenCV can load there; "
-                         f"give an .onnx file written by training/{script}")
+        raise ValueError(f"{path}: no {what} model ({problem}); give an .onnx file written by training/{script}")
     return network
 
 
 def load_network(kind: type, path: Path):
-    """A network of this kind (an OnnxNet class) from its file, or None when the file is missing or
-    unreadable: the reader then does without it."""
+    """A network of this kind (an OnnxNet class) from its file, or None when the file is missing,
+    unreadable or another kind's network: the reader then does without it."""
+    return opened_network(kind, path)[0]
+
+
+def opened_network(kind: type, path: Path) -> tuple[OnnxNet | None, str]:
+    """A network of this kind from its file, or None and what is wrong with the file."""
     if not path.exists():
-        return None
+        return None, "no such file"
     try:
-        return kind(path)
+        network = kind(path)
     except (cv2.error, OSError):
-        return None
+        return None, "OpenCV cannot load it"
+    problem = network.misfit()
+    return (None, problem) if problem else (network, "")

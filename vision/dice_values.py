@@ -26,6 +26,9 @@ CONTEXT = 1.25
 class ValueReader(OnnxNet):
     """The value network, loaded once; `read` reads many dice in one pass."""
 
+    PATCH_SIDE = PATCH
+    WIDTH = 6
+
     def __init__(self, path: Path = MODEL_PATH) -> None:
         """Load the ONNX network (raises cv2.error or OSError when the file is unusable)."""
         super().__init__(path)

@@ -14,6 +14,7 @@ import pytest
 import vision.dice as dice
 from tests.support import labelled_photo
 from vision.dice_judge import CONTEXT, MODEL_PATH, PATCH, DiceJudge, load_judge, patches, standardised, verdicts
+from vision.dice_values import MODEL_PATH as VALUES_MODEL
 from vision.dice_values import load_value_reader
 from vision.simulator import BODY_COLOURS, DieSpec, Scene, render_table
 
@@ -91,6 +92,12 @@ def test_a_missing_or_broken_model_file_leaves_the_reader_on_its_own(tmp_path, l
     assert load(tmp_path / "absent.onnx") is None
     broken = _not_a_network(tmp_path)
     assert load(broken) is None
+
+
+def test_a_network_of_the_other_kind_is_no_judge_nor_value_reader():
+    # Each loads in OpenCV, but reads patches of another size into rows of another width.
+    assert load_judge(VALUES_MODEL) is None and load_value_reader(MODEL_PATH) is None
+    assert load_judge(MODEL_PATH) is not None and load_value_reader(VALUES_MODEL) is not None
 
 
 def test_the_judge_model_ships_with_the_reader():
@@ -880,12 +887,13 @@ def test_an_averaged_judge_reads_each_patch_as_the_mean_of_its_members(tmp_path)
 def test_averaging_a_file_that_is_no_judge_says_which_and_writes_nothing(tmp_path, capsys):
     pytest.importorskip("onnx")
     train = _training_module(torch_needed=False)
-    broken = _not_a_network(tmp_path)
     out = tmp_path / "averaged.onnx"
-    assert train.main(["--average", str(MODEL_PATH), str(broken), "--out", str(out)]) == 2
-    assert not out.exists()
-    error = capsys.readouterr().err
-    assert error.startswith(f"--average: {broken}: no judge model") and "train_dice_judge.py" in error
+    # A value reader is a network OpenCV loads, but its rows are no judge's to average.
+    for other in (_not_a_network(tmp_path), VALUES_MODEL):
+        assert train.main(["--average", str(MODEL_PATH), str(other), "--out", str(out)]) == 2
+        assert not out.exists()
+        error = capsys.readouterr().err
+        assert error.startswith(f"--average: {other}: no judge model") and "train_dice_judge.py" in error
 
 
 def test_a_network_taught_by_a_judge_trains_on_every_members_frames_less_the_set_it_reads(monkeypatch, tmp_path):

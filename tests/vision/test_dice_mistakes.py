@@ -10,6 +10,9 @@ from pathlib import Path
 import cv2
 import pytest
 
+from vision.dice_judge import MODEL_PATH as JUDGE_MODEL
+from vision.dice_values import MODEL_PATH as VALUES_MODEL
+
 REPO = Path(__file__).resolve().parents[2]
 PHOTOS = REPO.parent / "shared" / "data" / "dice" / "nell-byler-1208"
 
@@ -110,19 +113,24 @@ def test_a_folder_without_usable_labels_is_refused_with_a_message(tmp_path, caps
 def test_a_judge_model_that_cannot_be_loaded_is_refused_with_a_message(altered_labels, tmp_path, capsys):
     broken = tmp_path / "judge.onnx"
     broken.write_bytes(b"not a network")
-    for path in (broken, tmp_path / "absent.onnx"):
+    # The value reader loads as a network too, but reads no judge's patch.
+    for path, why in ((broken, "OpenCV cannot load it"), (tmp_path / "absent.onnx", "no such file"),
+                      (VALUES_MODEL, "does not read a 32-pixel patch into 9 numbers")):
         with pytest.raises(SystemExit):
             _load("dice_mistakes").main([str(altered_labels), "--judge", str(path)])
-        assert f"--judge {path}: no judge model" in capsys.readouterr().err
+        error = capsys.readouterr().err
+        assert f"--judge {path}: no judge model" in error and why in error
 
 
 def test_a_value_model_that_cannot_be_loaded_is_refused_with_a_message(altered_labels, tmp_path, capsys):
     broken = tmp_path / "values.onnx"
     broken.write_bytes(b"not a network")
-    for path in (broken, tmp_path / "absent.onnx"):
+    for path, why in ((broken, "OpenCV cannot load it"), (tmp_path / "absent.onnx", "no such file"),
+                      (JUDGE_MODEL, "does not read a 40-pixel patch into 6 numbers")):
         with pytest.raises(SystemExit):
             _load("dice_mistakes").main([str(altered_labels), "--values", str(path)])
-        assert f"--values {path}: no value model" in capsys.readouterr().err
+        error = capsys.readouterr().err
+        assert f"--values {path}: no value model" in error and why in error
 
 
 def test_a_folder_is_read_with_the_value_reader_given_and_the_shipped_one_after(altered_labels, capsys, monkeypatch):
