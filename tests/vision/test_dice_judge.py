@@ -13,7 +13,8 @@ import pytest
 
 import vision.dice as dice
 from tests.support import labelled_photo
-from vision.dice_judge import CONTEXT, MODEL_PATH, PATCH, DiceJudge, load_judge, patches, standardised, verdicts
+from vision.dice_judge import (CONTEXT, MODEL_PATH, PATCH, DiceJudge, die_chances, load_judge, patches, standardised,
+                               verdicts)
 from vision.dice_values import MODEL_PATH as VALUES_MODEL
 from vision.dice_values import load_value_reader
 from vision.simulator import BODY_COLOURS, DieSpec, Scene, render_table
@@ -868,9 +869,11 @@ def _shifted_judge(path: Path, shift: np.ndarray, out: Path) -> None:
     onnx.save(model, str(out))
 
 
-def test_an_averaged_judge_reads_each_patch_as_the_mean_of_its_members(tmp_path):
+@pytest.mark.parametrize("in_chance", [False, True], ids=["logits averaged", "die chances averaged"])
+def test_an_averaged_judge_reads_each_patch_as_the_mean_of_its_members(tmp_path, monkeypatch, in_chance):
     pytest.importorskip("onnx")
     train = _training_module(torch_needed=False)
+    monkeypatch.setattr(train, "AVERAGED_CHANCE", in_chance)
     shift = np.linspace(-3.0, 3.0, 9)
     _shifted_judge(MODEL_PATH, shift, tmp_path / "shifted.onnx")
     assert train.main(["--average", str(MODEL_PATH), str(tmp_path / "shifted.onnx"),
@@ -878,10 +881,33 @@ def test_an_averaged_judge_reads_each_patch_as_the_mean_of_its_members(tmp_path)
     patches_ = np.random.default_rng(3).normal(size=(5, 3, PATCH, PATCH)).astype(np.float32)
     alone = DiceJudge(MODEL_PATH).forward(patches_)
     assert np.allclose(DiceJudge(tmp_path / "shifted.onnx").forward(patches_), alone + shift, atol=1e-4)
-    # Each member keeps its own weights beside the other's: the mean moves by half the shift.
+    # Each member keeps its own weights beside the other's: values and offsets move by half the shift...
     averaged = load_judge(tmp_path / "averaged.onnx")
     assert averaged is not None
-    assert np.allclose(averaged.forward(patches_), alone + shift / 2.0, atol=1e-4)
+    rows = averaged.forward(patches_)
+    assert np.allclose(rows[:, 1:], alone[:, 1:] + shift[1:] / 2.0, atol=1e-4)
+    # ...and the die chance is the mean of the members' chances, or that of their mean logit.
+    chance = (die_chances(alone[:, 0]) + die_chances(alone[:, 0] + shift[0])) / 2.0
+    if in_chance:
+        assert np.allclose(die_chances(rows[:, 0]), chance, atol=1e-5)
+    else:
+        assert np.allclose(rows[:, 0], alone[:, 0] + shift[0] / 2.0, atol=1e-4)
+
+
+def test_one_member_sure_of_a_die_keeps_a_judge_averaged_in_chance_half_sure_however_sure_the_other_is_of_none(
+        tmp_path, monkeypatch):
+    pytest.importorskip("onnx")
+    train = _training_module(torch_needed=False)
+    monkeypatch.setattr(train, "AVERAGED_CHANCE", True)
+    # One member's die logits pushed far up, the other's far down: their mean logit would be the
+    # first network's, but the mean chance is a half wherever one member is sure either way.
+    _shifted_judge(MODEL_PATH, np.r_[40.0, np.zeros(8)], tmp_path / "sure.onnx")
+    _shifted_judge(MODEL_PATH, np.r_[-60.0, np.zeros(8)], tmp_path / "doubting.onnx")
+    assert train.main(["--average", str(tmp_path / "sure.onnx"), str(tmp_path / "doubting.onnx"),
+                       "--out", str(tmp_path / "averaged.onnx")]) == 0
+    patches_ = np.random.default_rng(4).normal(size=(6, 3, PATCH, PATCH)).astype(np.float32)
+    rows = load_judge(tmp_path / "averaged.onnx").forward(patches_)
+    assert np.all(np.isfinite(rows)) and np.allclose(die_chances(rows[:, 0]), 0.5, atol=1e-4)
 
 
 def test_averaging_a_file_that_is_no_judge_says_which_and_writes_nothing(tmp_path, capsys):
