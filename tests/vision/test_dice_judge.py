@@ -887,8 +887,8 @@ def test_an_averaged_judge_reads_each_patch_as_the_mean_of_its_members(tmp_path,
     rows = averaged.forward(patches_)
     assert np.allclose(rows[:, 1:], alone[:, 1:] + shift[1:] / 2.0, atol=1e-4)
     # ...and the die chance is the mean of the members' chances, or that of their mean logit.
-    chance = (die_chances(alone[:, 0]) + die_chances(alone[:, 0] + shift[0])) / 2.0
     if in_chance:
+        chance = (die_chances(alone[:, 0]) + die_chances(alone[:, 0] + shift[0])) / 2.0
         assert np.allclose(die_chances(rows[:, 0]), chance, atol=1e-5)
     else:
         assert np.allclose(rows[:, 0], alone[:, 0] + shift[0] / 2.0, atol=1e-4)
