@@ -142,8 +142,9 @@ def test_a_bead_among_dice_is_dropped_unless_the_judge_finds_a_die_there(monkeyp
     # Frames where the shipped judge gives a bead among dice a chance of a die between VETO and
     # BEAD_VETO (found among seeds 900-1099, each under one light; the judge retrained, they move).
     # (Found with the judge taking its patches as they stand: its turned views move those chances too.)
-    # (905 and 1080 for the judge of 2026-12-01, 1042 and 1051 for that of 2026-12-06.)
-    frames = [(919, "cool"), (948, "cool")]
+    # (905 and 1080 cool for the judge of 2026-12-01, 1042 and 1051 for that of 2026-12-06, 919 and 948
+    # for the two-member judge of 2026-12-07.)
+    frames = [(948, "bright"), (1016, "warm-dim")]
     assert sum(_false_readings(seed, light) for seed, light in frames) == 0
     monkeypatch.setattr(dice, "TURNED", False)
     assert sum(_false_readings(seed, light) for seed, light in frames) == 0

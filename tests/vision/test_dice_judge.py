@@ -156,13 +156,15 @@ def test_an_unsure_patch_is_judged_by_its_four_quarter_turns_and_a_sure_one_once
 
 
 def test_a_die_the_judge_rules_out_as_it_stands_but_not_turned_is_doubted_by_turned_die():
-    # An ivory three, a patch 0.3 of its side off its centre: as the patch stands the judge is sure
-    # of no die there (0.0005), over its four quarter turns likelier one than not (0.89). (For the
-    # judge of 2026-12-06: a six in IMG_20191208_111316.jpg at (410.1, 145.8), 0.0005 and 0.9985; for
-    # that of 2026-12-01, a dark swirled die with a red one in IMG_20191208_112305.jpg at (111.9, 209.7).)
-    photo, _ = labelled_photo("nell-byler-1208", "IMG_20191208_112224.jpg")
+    # An ivory four, a patch 0.4 of its side off its centre: as the patch stands the judge is sure
+    # of no die there (0.003), over its four quarter turns likelier one than not (0.89). (For the
+    # two-member judge of 2026-12-07: an ivory three in IMG_20191208_112224.jpg at (252.9, 360.9),
+    # 0.0006 and 0.92; for the judge of 2026-12-06: a six in IMG_20191208_111316.jpg at (410.1, 145.8),
+    # 0.0005 and 0.9985; for that of 2026-12-01, a dark swirled die with a red one in
+    # IMG_20191208_112305.jpg at (111.9, 209.7).)
+    photo, _ = labelled_photo("nell-byler-1208", "IMG_20191208_111246.jpg")
     judge = DiceJudge()
-    place, side = np.array([[252.9, 360.9]]), np.array([35.0])
+    place, side = np.array([[294.1, 237.6]]), np.array([34.0])
     assert judge.judge(photo, place, side, turned=True).die[0] < dice.VETO
     assert judge.turned_die(photo, place, side)[0] > 0.5
 
@@ -952,6 +954,33 @@ def test_training_to_a_teacher_that_is_no_judge_or_across_both_sets_says_what_to
     assert train.main(["--taught-by", str(MODEL_PATH), "--report"]) == 2
     assert "use --across SET or --write" in capsys.readouterr().err
     assert not (tmp_path / "out.onnx").exists()
+
+
+def test_one_member_trained_alone_learns_its_own_desk_frames_and_is_written_where_asked(monkeypatch, tmp_path):
+    train = _training_module(torch_needed=False)
+    parts = [_marked_part(mark) for mark in range(4)]
+    trained_on, written = [], []
+    monkeypatch.setattr(train, "train", lambda x, classes, offsets, epochs: trained_on.append(sorted(set(classes.tolist()))) or "net")
+    monkeypatch.setattr(train, "export", lambda net, path: written.append((net, path)))
+    out = tmp_path / "member.onnx"
+    desk = {("label", "keyboard"): _marked_part(4)}
+    assert train.trained_member(parts, desk, (0, 1), 1, out, ("label", "keyboard"), without=train.SETS[1]) == out
+    assert train.trained_member(parts, desk, (0, 1), 1, out, ()) == out
+    # The desk's frames only for the member taught them; the set left out, out.
+    assert trained_on == [[0, 1, 2, 4], [0, 1, 2, 3]]
+    assert written == [("net", out), ("net", out)]
+
+
+def test_one_member_alone_is_refused_in_the_shipped_judges_place_and_without_write(tmp_path, capsys):
+    train = _training_module(torch_needed=False)
+    # Written over the shipped file, one member alone would quietly halve the judge.
+    assert train.main(["--write", "--member", "1"]) == 2
+    assert "give --out PATH" in capsys.readouterr().err
+    assert train.main(["--member", "1", "--out", str(tmp_path / "m.onnx")]) == 2
+    assert capsys.readouterr().err.startswith("--member: it trains one member for --write")
+    assert train.main(["--write", "--member", "0", "--taught-by", str(MODEL_PATH), "--out", str(tmp_path / "m.onnx")]) == 2
+    assert capsys.readouterr().err.startswith("--member:")
+    assert not (tmp_path / "m.onnx").exists()
 
 
 def test_a_taught_network_learns_the_teachers_chances_beside_the_labels():

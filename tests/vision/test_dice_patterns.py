@@ -98,10 +98,12 @@ def test_dice_on_patterned_tables_are_read_and_the_patterns_not(monkeypatch):
     # 24 dice on a dotted cloth, a perforated tray and a mesh: measured 1 false, 24 right (17 right
     # before a die in a hole of the pattern's web of light spots had its pips found).
     assert false <= 4 and right >= 22, (false, right)
-    # Read with every mark as a pip, the patterns are hundreds of dice (measured 472); the places that
-    # repeat themselves (vision.dice_repeats) are most of them (80 left), the marks in rows the rest.
+    # Read with every mark as a pip, the patterns are a hundred dice and more (measured 172; 1006 with
+    # the two-member judge of 2026-12-07, 472 with earlier ones: the judge of 2026-12-09, taught
+    # keyboards, rules out most of their places itself); the places that repeat themselves
+    # (vision.dice_repeats) are most of them (17 left; 28 and 80 before), the marks in rows the rest.
     monkeypatch.setattr(dice, "LATTICES_DROPPED", False)
-    assert 5 < _false_and_right(frames)[0] < 150
+    assert 5 < _false_and_right(frames)[0] < 60
     monkeypatch.setattr(dice, "PATTERNS_CHECKED", False)
-    assert _false_and_right(frames)[0] > 300
+    assert _false_and_right(frames)[0] > 100
 

@@ -102,17 +102,20 @@ def test_a_grid_of_marks_is_spaced_by_its_step():
 def test_a_mesh_s_places_are_not_read_as_dice(seed, monkeypatch):
     frames = [_patterned_frame(seed, "mesh")]
     false, right = _false_and_right(frames)
-    # Measured with the check: 0, 1, 0 and 0 false dice (8, 8, 7 and 7 of 8 right; 2, 1, 0 and 1
-    # before dice added off the dice had to show a sure value, PIPS_ALONE_VALUE, then asked off the
-    # dice only); without it, and without that rule, 49, 20, 11 and 340 (8, 8, 7, 8 right); without
-    # the check alone 49, 4, 11 and 210. Seed 15's fine mesh shows 288 pips and no rows of marks (CROWDED_PIPS). Seed 18's lost die
+    # Measured with the check: 3, 2, 1 and 0 false dice (8, 8, 8 and 7 of 8 right); without it, and
+    # without that rule, 190, 10, 5 and 334 (8 of 8 right each); without the check alone 190, 5, 5
+    # and 154 (the judge of 2026-12-09, taught keyboards, rules out most of a fine mesh's places
+    # itself). With the two-member judge of 2026-12-07: 0, 1, 0 and 0 (8, 8, 7 and 7 right; 2, 1, 0
+    # and 1 before dice added off the dice had to show a sure value, PIPS_ALONE_VALUE, then asked off
+    # the dice only); without it, and without that rule, 49, 20, 11 and 340 (8, 8, 7, 8 right);
+    # without the check alone 49, 4, 11 and 210. Seed 15's fine mesh shows 288 pips and no rows of marks (CROWDED_PIPS). Seed 18's lost die
     # is the front-face rule's: with the false dice gone the dice's face side is theirs, and the
     # square holes beside two dice make their pips look flat. With the judge of 2026-12-06 seed 18
     # reads 6 of 8 (8 unchecked, with 340 false dice): it also loses a black two on the mesh.
     monkeypatch.setattr(dice, "PATTERNS_CHECKED", False)
     monkeypatch.setattr(dice, "PIPS_ALONE_VALUE", 0.0)
     unchecked, right_unchecked = _false_and_right(frames)
-    assert false <= 3 and unchecked >= 10, (false, unchecked)
+    assert false <= 3 and unchecked > false, (false, unchecked)
     lost = 2 if seed == 18 else 1
     assert right >= right_unchecked - lost and right >= 8 - lost
 
