@@ -492,6 +492,9 @@ def write_averaged(members: list[Path], path: Path) -> None:
     first = models[0].graph
     nodes, initialisers, outputs = [], [], []
     for k, model in enumerate(models):
+        # Shape notes are optional; a member cut from another file (onnx.utils.extract_model) notes
+        # the shared input among them, and add_prefix then renames its uses apart from the input.
+        del model.graph.value_info[:]
         # Every member names its tensors alike: each gets its own prefix, but for the shared input.
         renamed = onnx.compose.add_prefix(model, f"m{k}_", rename_inputs=False, rename_outputs=True)
         nodes.extend(renamed.graph.node)

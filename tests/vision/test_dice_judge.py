@@ -912,6 +912,22 @@ def test_one_member_sure_of_a_die_keeps_a_judge_averaged_in_chance_half_sure_how
     assert np.all(np.isfinite(rows)) and np.allclose(die_chances(rows[:, 0]), 0.5, atol=1e-4)
 
 
+def test_a_member_cut_from_an_averaged_judge_averages_again_into_the_same_judge(tmp_path):
+    onnx = pytest.importorskip("onnx")
+    train = _training_module(torch_needed=False)
+    # extract_model notes the shared input's shape among the member's tensors: that note once made
+    # add_prefix rename the member's uses of the input, and the averaged file failed onnx's check.
+    cut = [tmp_path / f"member{k}.onnx" for k in (0, 1)]
+    for k, path in enumerate(cut):
+        onnx.utils.extract_model(str(MODEL_PATH), str(path), ["patches"], [f"m{k}_verdicts"])
+    assert "patches" in [v.name for v in onnx.load(str(cut[0])).graph.value_info]
+    assert train.main(["--average", *map(str, cut), "--out", str(tmp_path / "again.onnx")]) == 0
+    patches_ = np.random.default_rng(6).normal(size=(5, 3, PATCH, PATCH)).astype(np.float32)
+    again = load_judge(tmp_path / "again.onnx")
+    assert again is not None
+    assert np.allclose(again.forward(patches_), DiceJudge(MODEL_PATH).forward(patches_), atol=1e-4)
+
+
 def test_averaging_a_file_that_is_no_judge_says_which_and_writes_nothing(tmp_path, capsys):
     pytest.importorskip("onnx")
     train = _training_module(torch_needed=False)
