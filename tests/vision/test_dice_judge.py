@@ -455,6 +455,25 @@ def test_an_unsure_face_off_the_die_the_judge_finds_is_moved_to_that_dies_centre
     assert kept.centre == pytest.approx((100, 100 + off)) and not kept.moved
 
 
+@pytest.mark.parametrize("die_value, roundness, moved", [(3, 0.5, False), (1, 0.5, True), (3, 0.9, True)])
+def test_a_flat_face_whose_die_the_judge_finds_below_it_showing_its_value_is_that_dies_top_face(
+        monkeypatch, die_value, roundness, moved):
+    image = np.full((300, 400, 3), 90, np.uint8)
+    # An unsure three, the die the judge finds 8 px below it (toward the camera, which sees a die's
+    # front face below its top face): where the judge reads the three there too and the pips look
+    # flattened (a camera at an angle), the pips are the die's top face, whose centre the labels
+    # give, and stay. Where it reads another value they are a side face's, and where they look round
+    # (a camera above the table) the face was fitted off its die's middle: both are moved. A face
+    # below its die is moved either way (the test above).
+    monkeypatch.setattr(dice, "_JUDGE", _FakeJudge([(100, 108, die_value), (200, 100, 4)]))
+    top = replace(_face(100, 100, 3, certainty=0.6), roundness=roundness)
+    (read,) = [f for f in dice._judged_faces(image, [top, _face(200, 100, 4)], [], squares=[]) if f.centre[0] < 150]
+    assert read.centre == pytest.approx((100, 108) if moved else (100, 100)) and read.moved is moved
+    monkeypatch.setattr(dice, "TOP_FACES_STAY", False)
+    (read,) = [f for f in dice._judged_faces(image, [top, _face(200, 100, 4)], [], squares=[]) if f.centre[0] < 150]
+    assert read.centre == pytest.approx((100, 108)) and read.moved
+
+
 def test_a_moved_face_is_coloured_around_its_new_centre_not_by_its_grid_or_its_pips():
     image = np.full((200, 200, 3), 200, np.uint8)  # a light table
     cv2.rectangle(image, (80, 80), (119, 119), (20, 20, 20), -1)  # a black die
@@ -490,11 +509,11 @@ class _ScaleBoundJudge(_FakeJudge):
 @pytest.mark.parametrize("fitted, misfit", [(20.0, False), (30.0, True)])
 def test_a_face_fitted_at_the_wrong_size_and_moved_is_looked_at_again_with_the_frames_die_side(monkeypatch, fitted, misfit):
     image = np.full((300, 400, 3), 90, np.uint8)
-    # Faces of 20 px (dice of 28 px); an unsure two 12 px above its die, fitted at the frame's size
+    # Faces of 20 px (dice of 28 px); an unsure two 12 px below its die, fitted at the frame's size
     # or half as big again (two pips taken along an edge, not across the diagonal).
     judge = _ScaleBoundJudge([(100, 100, 3), (200, 100, 4), (100, 212, 2)], die_side=dice.DIE_PER_FACE * 20.0)
     monkeypatch.setattr(dice, "_JUDGE", judge)
-    chosen = [_face(100, 100, 3), _face(200, 100, 4), _face(100, 200, 2, size=fitted, certainty=0.6)]
+    chosen = [_face(100, 100, 3), _face(200, 100, 4), _face(100, 224, 2, size=fitted, certainty=0.6)]
     (moved,) = [f for f in dice._judged_faces(image, chosen, [], squares=[]) if f.centre[1] > 150]
     looks = judge.looks
     assert moved.moved and moved.size == pytest.approx(20.0)  # coloured within a die of the frame's size

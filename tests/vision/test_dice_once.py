@@ -92,6 +92,18 @@ def _inside(reading, box: list[float], slack: float = 0.15) -> bool:
     return x1 - slack * w <= reading.x <= x2 + slack * w and y1 - slack * h <= reading.y <= y2 + slack * h
 
 
+def test_a_two_seen_from_an_angle_is_read_at_its_top_face_not_at_the_judges_centre_below_it(monkeypatch):
+    # The angled webcam shows the die's front face below its two: the judge centres the die on its
+    # body, 12 px below the top face, outside the flat box that labels the top face alone.
+    photo, entry = labelled_photo("matteop65", "two_29.jpg")
+    box = next(d["box"] for d in entry["dice"] if d["box"] == [195, 106, 238, 125])
+    x1, y1, x2, y2 = box
+    assert [r.value for r in read_dice(photo) if _inside(r, box)] == [2]
+    monkeypatch.setattr(dice, "TOP_FACES_STAY", False)
+    assert [r.value for r in read_dice(photo) if _inside(r, box)] == []
+    assert [r.value for r in read_dice(photo) if x1 <= r.x <= x2 and y2 < r.y <= y2 + (x2 - x1) / 2] == [2]
+
+
 def test_a_die_read_twice_keeps_its_surer_reading():
     faces, _ = _top_and_front(below=15.0, aside=5.0, values=(3, 4))
     unsure, sure = replace(faces[0], certainty=0.78), replace(faces[1], certainty=0.96)
