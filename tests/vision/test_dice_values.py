@@ -277,6 +277,52 @@ def test_a_die_the_judge_adds_is_read_at_the_frames_die_side_where_a_chosen_face
     assert values.sides == [pytest.approx(dice.DIE_PER_FACE * 12.0)]
 
 
+@pytest.mark.parametrize("body_side, read_side", [(36.0, 36.0), (24.0, dice.DIE_PER_FACE * 20.0)])
+def test_a_die_the_judge_adds_is_read_at_the_side_the_chosen_faces_bodies_show_where_it_is_bigger(
+        monkeypatch, body_side, read_side):
+    from tests.vision.test_dice_judge import _FakeJudge
+
+    image = np.full((300, 400, 3), 90, np.uint8)
+    monkeypatch.setattr(dice, "_JUDGE", _FakeJudge([(100, 100, 3), (300, 200, 6)]))
+    values = _FakeValues([(300, 200, 6)])
+    monkeypatch.setattr(dice, "_VALUES", values)
+    # A three whose pips sit close together on a big die (20 px of pips, a body of 36 px): the
+    # pips' spacing says a die of 28 px, its body a bigger one. A body smaller than the pips say
+    # (shaded, its edge lost on a dark table) is not taken; nor a body that holds no chosen face.
+    chosen = [_face(100, 100, 3, certainty=dice.SETTLED)]
+    squares = [((101.0, 99.0), body_side, 0.0), ((200.0, 250.0), 60.0, 0.0)]
+    dice._judged_faces(image, chosen, [_face(300, 200, 2, size=12.0)], squares=squares)
+    assert values.sides[-1] == pytest.approx(read_side)
+    values.sides.clear()
+    monkeypatch.setattr(dice, "BODIES_SIZE", False)
+    dice._judged_faces(image, chosen, [_face(300, 200, 2, size=12.0)], squares=squares)
+    assert values.sides[-1] == pytest.approx(dice.DIE_PER_FACE * 20.0)
+
+
+def test_an_unsure_face_is_read_at_the_side_the_chosen_faces_bodies_show_where_it_is_bigger(monkeypatch):
+    image = np.full((300, 400, 3), 90, np.uint8)
+    values = _FakeValues([(100, 100, 6)])
+    monkeypatch.setattr(dice, "_VALUES", values)
+    faces = [_face(100, 100, 3), _face(200, 100, 4, certainty=dice.RECHECKED)]
+    dice._valued_faces(image, faces, [], squares=[((100.0, 100.0), 36.0, 0.0), ((200.0, 100.0), 34.0, 0.0)])
+    assert values.sides == [pytest.approx(35.0)]
+    values.sides.clear()
+    dice._valued_faces(image, faces, [])
+    assert values.sides == [pytest.approx(dice.DIE_PER_FACE * 20.0)]
+
+
+def test_a_five_beside_dice_whose_pips_sit_close_together_is_read_at_its_bodys_side(monkeypatch):
+    # Dark red dice whose pips sit close together (a three's fit is 7 px on a die of 22): read at the
+    # side their pips tell, the blue five beside a purple one showed too little of itself to read
+    # plainly, and a die added at pips alone that shows no plain value is dropped.
+    photo, dice_ = _photo_and_dice("nell-byler-1208", "IMG_20191208_112458.jpg")
+    x, y, value, _ = next(d for d in dice_ if 366 <= d[0] <= 397 and 345 <= d[1] <= 379)
+    assert value == 5
+    assert _value_at(dice.read_dice(photo), x, y) == 5
+    monkeypatch.setattr(dice, "BODIES_SIZE", False)
+    assert _value_at(dice.read_dice(photo), x, y) is None
+
+
 def _training_module():
     """training/train_dice_values.py as a module (its patch making needs no PyTorch)."""
     import sys
