@@ -589,6 +589,18 @@ def member_problem(member: int | None, write: bool, teacher: Path | None, out: P
     return None
 
 
+def average_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with --average as given with the other options, or None: it trains nothing, so
+    an option that asks for training would be quietly ignored."""
+    asked = [name for name, given in (("--write", args.write), ("--report", args.report),
+                                      ("--across", args.across is not None), ("--member", args.member is not None),
+                                      ("--taught-by", args.taught_by is not None)) if given]
+    if asked:
+        return (f"it averages judges already trained and trains nothing: run {' '.join(asked)} first "
+                "(--write --member K --out PATH for each member), then --average their files")
+    return None
+
+
 def average(members: list[Path], path: Path) -> int:
     """--average: write the mean of these judges at `path` (0), or say which file is no judge (2)."""
     problem = next(filter(None, map(no_judge, members)), None)
@@ -721,6 +733,10 @@ def main(argv: list[str] | None = None) -> int:
     """Gather patches, train, report held-out numbers, and write the model if asked."""
     args = arguments(argv, __doc__, epochs=48, model=MODEL_PATH, across=True)
     if args.average:
+        problem = average_problem(args)
+        if problem:
+            print(f"--average: {problem}", file=sys.stderr)
+            return 2
         return average(args.average, args.out)
     if args.taught_by:
         problem = taught_problem(args.taught_by, args.across, args.report)

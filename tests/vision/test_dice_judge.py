@@ -1006,6 +1006,19 @@ def test_one_member_trained_alone_learns_its_own_desk_frames_and_is_written_wher
     assert written == [("net", out), ("net", out)]
 
 
+@pytest.mark.parametrize("training", [["--write", "--member", "1"], ["--across", "matteop65"], ["--report"],
+                                      ["--taught-by", str(MODEL_PATH)]])
+def test_averaging_refuses_the_options_that_ask_for_training(tmp_path, capsys, training):
+    train = _training_module(torch_needed=False)
+    out = tmp_path / "averaged.onnx"
+    # --average trains nothing: a member asked for beside it was quietly not trained, the files averaged.
+    assert train.main(["--average", str(MODEL_PATH), str(MODEL_PATH), "--out", str(out), *training]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("--average: it averages judges already trained and trains nothing")
+    assert training[0] in err
+    assert not out.exists()
+
+
 def test_one_member_alone_is_refused_in_the_shipped_judges_place_and_without_write(tmp_path, capsys):
     train = _training_module(torch_needed=False)
     # Written over the shipped file, one member alone would quietly halve the judge.
