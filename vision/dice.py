@@ -1574,7 +1574,8 @@ def _valued_faces(bgr: np.ndarray, faces: list["_Face"], candidates: list["_Face
     """The faces, each face the reader is not sure of with the value reader's value where the value
     reader is sure of it (faint, small or red-on-dark pips that the pip stages miss or misplace),
     each face the scorer is SETTLED but not RECHECKED sure of with its value where the value reader
-    is OVERRULED sure of another, and each die found by its body with the value reader's value."""
+    is OVERRULED sure of another, and each die found by its body with the value reader's value; all
+    read at the frame's die side, or the body `squares`' where bigger (_value_read_side)."""
     unsure = [k for k, f in enumerate(faces) if (f.certainty < RECHECKED or not f.pips) and not f.value_read]
     typical = _typical_face(faces, candidates)
     if not unsure or not typical:
@@ -1761,7 +1762,8 @@ def _judged_faces(bgr: np.ndarray, chosen: list["_Face"], candidates: list["_Fac
     # The value reader reads a die closer and better than the judge (held out, nell: 92.6 % of dice
     # at their labelled centres against 84.2 %): its best value is taken, however sure, so it reads
     # only the dice that are added. It reads them at the frame's die side, as it reads unsure faces,
-    # where a chosen face measured that: a place's own side comes from a candidate face, often a
+    # where a chosen face measured that (or the side of their bodies, where bigger: BODIES_SIZE):
+    # a place's own side comes from a candidate face, often a
     # few pips of the die (in sample, 8 of nell's 15 wrong values were dice added at 0.5-0.8 of
     # their side; held out, nell 1023 -> 1027 dice right, matteop unchanged).
     # The added die takes that side too: its body colour is read within it and the table's beside it
