@@ -7,11 +7,15 @@ that stay alike take those readings without being read. The settler still voted 
 reads of the still dice, each of its own frame; any change (a hand, a die thrown, turned or pushed,
 the light) reads the frame again, and reads in a row that disagree are never taken as known.
 Comparing costs every frame ~0.7 ms (a 1500x1000 mat window, one core), where reading it costs ~30.
+
+Where only part of the table changed since it was read (one seat's dice thrown while the others'
+lie), only that part is read again (`StillTable.part`): the dice near the change are read anew in
+a crop around it, the others kept as last read.
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
@@ -30,6 +34,28 @@ CHANGE_LEVEL = 12
 READS_AGREEING = 3
 # Two readings are the same die when their centres lie within this share of the die's size.
 SAME_PLACE = 0.25
+# Whether a frame that changed in part only since it was read is read in that part alone (else whole).
+PARTS_READ = True
+# The dice read anew in a part are those whose centres lie within this many die sides of a changed
+# place: a die that moved, turned or was covered changed pixels within that reach of its centre.
+PART_REACH = 1.0
+# The part's crop takes this many die sides more around them: their dice whole, and the table around
+# them that the reader weighs a die against.
+PART_CONTEXT = 1.0
+# A part whose crop covers more than this share of the frame is read as the whole frame.
+PART_SHARE = 0.5
+
+Box = tuple[int, int, int, int]  # x0, y0, x1, y1 pixels, the ends excluded
+
+
+class Part(NamedTuple):
+    """The part of a frame to read again: the dice whose centres lie in `inner` are read anew from
+    the crop `window` around it (both pixel boxes of the frame); the others are kept. `changed` is
+    the box of the shrunk frame whose change asked for it."""
+
+    inner: Box
+    window: Box
+    changed: Box
 
 
 class StillTable:
@@ -43,32 +69,133 @@ class StillTable:
         self._readings: tuple[Any, ...] = ()
         self._agreeing = 0
         self._asked: tuple[np.ndarray, tuple[Any, ...]] | None = None
+        self._shape: tuple[int, ...] = ()  # the last frame's height and width in pixels
+        # Per place of the shrunk frame, what it showed when last read, and the dice read over the
+        # whole frame then (a part's anew, the rest kept); the part read last (None: the whole).
+        self._seen: np.ndarray | None = None
+        self._seen_context: tuple[Any, ...] = ()
+        self._table: tuple[Any, ...] = ()
+        self._last_part: Box | None = None  # the changed places (shrunk) that asked for it
 
     def known(self, frame: np.ndarray, context: Sequence[Any] = ()) -> list[Any] | None:
         """The dice of this frame when the table is still and its reads agreed, else None (read it,
         then tell `read`); `context` holds what else the readings depend on (a window, a colour
         profile)."""
         self._asked = (signature(frame), tuple(context))
+        self._shape = frame.shape[:2]
         if self._agreeing < READS_AGREEING or not self._alike(*self._asked):
             return None
         return list(self._readings)
 
-    def read(self, readings: Sequence[Any]) -> None:
-        """Take the readings of the frame `known` was last asked about."""
-        if self._asked is None:
-            return
+    def part(self) -> Part | None:
+        """After `known` gave none: the part of the frame to read, where the frame changed in part
+        only since it was read (or, unchanged, where the last part's reads have yet to agree);
+        None to read the whole frame (the first, another context, a table of no dice, a big change)."""
+        if not PARTS_READ or self._asked is None or self._seen is None or not self._table:
+            return None
         frame, context = self._asked
+        if frame.shape != self._seen.shape or not _same_context(context, self._seen_context):
+            return None
+        cells = _changed_cells(frame, self._seen)
+        if self._agreeing < READS_AGREEING:
+            # Dice read in the last part (or whole) whose reads have yet to agree are read again too:
+            # the settler votes over reads of still dice, each of its own frame, not over copies.
+            if self._last_part is None:
+                return None
+            cells = self._last_part if cells is None else _union(cells, self._last_part)
+        if cells is None:
+            return None
+        side = float(np.median([die.size for die in self._table]))
+        inner = _grown(_in_pixels(cells), PART_REACH * side, self._shape)
+        window = _grown(inner, PART_CONTEXT * side, self._shape)
+        if _area(window) > PART_SHARE * self._shape[0] * self._shape[1]:
+            return None
+        return Part(inner, window, cells)
+
+    def read(self, readings: Sequence[Any], part: Part | None = None) -> list[Any]:
+        """Take the readings of the frame `known` was last asked about (of its `part` alone, where
+        given: those whose centres lie in its inner box) and give the frame's dice: the part's
+        readings and the dice elsewhere as last read."""
+        if self._asked is None:
+            return list(readings)
+        frame, context = self._asked
+        readings = self._seen_now(frame, context, readings, part)
         if self._alike(frame, context) and same_dice(readings, self._readings):
             self._agreeing += 1
-            return
+            return readings
         self._first, self._context, self._readings, self._agreeing = frame, context, tuple(readings), 1
+        return readings
+
+    def _seen_now(self, frame: np.ndarray, context: tuple[Any, ...], readings: Sequence[Any],
+                  part: Part | None) -> list[Any]:
+        """Mark what the frame showed where it was read, and give its dice over the whole frame."""
+        if part is None or self._seen is None:
+            self._seen, self._seen_context, self._last_part = frame.copy(), context, None
+            self._table = tuple(readings)
+            return list(readings)
+        x0, y0, x1, y1 = _in_cells(part.inner)
+        self._seen[y0:y1, x0:x1] = frame[y0:y1, x0:x1]
+        self._last_part = part.changed
+        kept = [die for die in self._table if not _inside(die, part.inner)]
+        self._table = tuple(kept + [die for die in readings if _inside(die, part.inner)])
+        return list(self._table)
 
     def _alike(self, frame: np.ndarray, context: tuple[Any, ...]) -> bool:
         """Whether a shrunk frame, read in this context, shows the still table's first frame."""
         first = self._first
-        return (first is not None and frame.shape == first.shape and len(context) == len(self._context)
-                and all(_same(a, b) for a, b in zip(context, self._context))
+        return (first is not None and frame.shape == first.shape and _same_context(context, self._context)
                 and int(np.abs(frame - first).max(initial=0)) <= CHANGE_LEVEL)
+
+
+def _same_context(these: tuple[Any, ...], those: tuple[Any, ...]) -> bool:
+    """Whether readings were read in the same context (window, profile)."""
+    return len(these) == len(those) and all(_same(a, b) for a, b in zip(these, those))
+
+
+def _changed_cells(frame: np.ndarray, seen: np.ndarray) -> Box | None:
+    """The box of the shrunk frame's places that changed by more than CHANGE_LEVEL since they were
+    seen (in shrunk pixels), or None where none did."""
+    changed = np.abs(frame - seen) > CHANGE_LEVEL
+    if changed.ndim == 3:
+        changed = changed.any(axis=2)
+    rows, columns = np.flatnonzero(changed.any(axis=1)), np.flatnonzero(changed.any(axis=0))
+    if not len(rows):
+        return None
+    return int(columns[0]), int(rows[0]), int(columns[-1]) + 1, int(rows[-1]) + 1
+
+
+def _union(this: Box, that: Box) -> Box:
+    """The smallest box holding two boxes."""
+    return min(this[0], that[0]), min(this[1], that[1]), max(this[2], that[2]), max(this[3], that[3])
+
+
+def _in_pixels(cells: Box) -> Box:
+    """A box of the shrunk frame in the frame's pixels."""
+    return tuple(SIGNATURE_SHRINK * c for c in cells)
+
+
+def _in_cells(box: Box) -> Box:
+    """The places of the shrunk frame a pixel box covers (its edges' places included)."""
+    x0, y0, x1, y1 = box
+    return (x0 // SIGNATURE_SHRINK, y0 // SIGNATURE_SHRINK,
+            -(-x1 // SIGNATURE_SHRINK), -(-y1 // SIGNATURE_SHRINK))
+
+
+def _grown(box: Box, by: float, shape: tuple[int, ...]) -> Box:
+    """A pixel box grown `by` pixels on every side, within a frame of `shape` (height, width)."""
+    reach = int(np.ceil(by))
+    x0, y0, x1, y1 = box
+    return max(x0 - reach, 0), max(y0 - reach, 0), min(x1 + reach, shape[1]), min(y1 + reach, shape[0])
+
+
+def _area(box: Box) -> int:
+    """A box's pixels."""
+    return (box[2] - box[0]) * (box[3] - box[1])
+
+
+def _inside(die: Any, box: Box) -> bool:
+    """Whether a die's centre lies in a pixel box."""
+    return box[0] <= die.x < box[2] and box[1] <= die.y < box[3]
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -5,9 +5,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from vision import dice
+from vision import dice, dice_still
 from vision.dice import DiceReader, DieReading
-from vision.dice_still import CHANGE_LEVEL, READS_AGREEING, StillTable, same_dice
+from vision.dice_still import CHANGE_LEVEL, PART_CONTEXT, PART_REACH, READS_AGREEING, StillTable, same_dice
 
 simulator = pytest.importorskip("vision.simulator")
 
@@ -137,3 +137,139 @@ def test_frames_of_another_depth_than_8_bits_are_read_every_time(reads):
     for _ in range(READS_AGREEING + 2):
         reader(deep)
     assert len(reads) == READS_AGREEING + 2
+
+
+# ---- a table changed in part: only that part is read ------------------------------------------
+
+
+def _settled(reader, frames):
+    """Read a still table's frames until its reads agreed."""
+    for frame in frames:
+        reader(frame)
+
+
+def _near(readings, x, y, reach):
+    """The readings whose centres lie within `reach` pixels of (x, y)."""
+    return [r for r in readings if np.hypot(r.x - x, r.y - y) < reach]
+
+
+def test_a_die_turned_on_a_still_table_is_read_in_a_part_of_the_frame_around_it(reads):
+    table, frames = _still_frames(READS_AGREEING + 1)
+    reader = DiceReader()
+    _settled(reader, frames)
+    before = reader(frames[-1])
+    die = table.dice[0]
+    die.value = die.value % 6 + 1
+    reads.clear()
+    turned = reader(table.next_frame()[0])
+    (height, width, _), = reads
+    # One crop around the die: at most its reach and context in die sides on each side of it.
+    most = 2 * (PART_REACH + PART_CONTEXT + 1) * die.size
+    assert height <= most and width <= most
+    assert [r.value for r in _near(turned, die.x, die.y, die.size / 2)] == [die.value]
+    others = [r for r in before if np.hypot(r.x - die.x, r.y - die.y) >= die.size / 2]
+    assert same_dice([r for r in turned if np.hypot(r.x - die.x, r.y - die.y) >= die.size / 2], others)
+
+
+def test_a_part_reads_as_the_whole_frame_does(reads):
+    table, frames = _still_frames(READS_AGREEING + 1, seed=6)
+    reader = DiceReader()
+    _settled(reader, frames)
+    for number in (1, 3):  # two dice of one seat
+        table.dice[number].value = table.dice[number].value % 6 + 1
+    frame = table.next_frame()[0]
+    in_part = reader(frame)
+    assert reads[-1][:2] != frame.shape[:2]  # read in part
+    assert same_dice(in_part, DiceReader(still=False)(frame))
+
+
+def test_a_die_pushed_from_one_place_to_another_is_read_once_at_its_new_place():
+    table, frames = _still_frames(READS_AGREEING + 1)
+    reader = DiceReader()
+    _settled(reader, frames)
+    die = table.dice[2]
+    old = (die.x, die.y)
+    die.x += 1.5 * die.size
+    moved = reader(table.next_frame()[0])
+    assert len(moved) == 8
+    assert not _near(moved, *old, die.size / 3)
+    assert [r.value for r in _near(moved, die.x, die.y, die.size / 2)] == [die.value]
+
+
+def test_a_part_is_read_again_until_its_reads_agree_then_known(reads):
+    table, frames = _still_frames(READS_AGREEING + 1)
+    reader = DiceReader()
+    _settled(reader, frames)
+    table.dice[5].value = table.dice[5].value % 6 + 1
+    still = [table.next_frame()[0] for _ in range(READS_AGREEING + 2)]
+    reads.clear()
+    _settled(reader, still)
+    # The turned die's part, read in each frame until its reads agree: the settler votes over reads.
+    assert len(reads) == READS_AGREEING
+    assert all(shape[:2] != still[0].shape[:2] for shape in reads)
+
+
+def test_a_change_over_most_of_the_frame_reads_the_whole_frame(reads):
+    _, frames = _still_frames(READS_AGREEING + 1)
+    reader = DiceReader()
+    _settled(reader, frames)
+    reads.clear()
+    brighter = np.clip(frames[-1].astype(np.int16) + 2 * CHANGE_LEVEL, 0, 255).astype(np.uint8)
+    reader(brighter)
+    assert [shape[:2] for shape in reads] == [frames[-1].shape[:2]]
+
+
+def test_without_parts_read_a_changed_table_is_read_whole(reads, monkeypatch):
+    monkeypatch.setattr(dice_still, "PARTS_READ", False)
+    table, frames = _still_frames(READS_AGREEING + 1)
+    reader = DiceReader()
+    _settled(reader, frames)
+    table.dice[0].value = table.dice[0].value % 6 + 1
+    reads.clear()
+    reader(table.next_frame()[0])
+    assert [shape[:2] for shape in reads] == [frames[-1].shape[:2]]
+
+
+def test_a_frame_read_whole_whose_reads_have_not_agreed_is_read_whole_again():
+    die = DieReading(100.0, 100.0, 40.0, 0.0, "white", 3, 0.9)
+    table = StillTable()
+    frame = np.full((400, 400, 3), 90, np.uint8)
+    table.known(frame)
+    table.read([die])
+    changed = frame.copy()
+    changed[300:320, 300:320] = 200
+    table.known(changed)
+    assert table.part() is None  # the die was read once: the settler must not vote over its copies
+
+
+def test_the_dice_of_a_part_are_taken_from_it_and_the_others_kept():
+    here = DieReading(100.0, 100.0, 40.0, 0.0, "white", 3, 0.9)
+    there = DieReading(300.0, 300.0, 40.0, 0.0, "black", 5, 0.9)
+    table = StillTable()
+    frame = np.full((400, 400, 3), 90, np.uint8)
+    for _ in range(READS_AGREEING):
+        table.known(frame)
+        table.read([here, there])
+    changed = frame.copy()
+    changed[292:308, 292:308] = 200  # the black die turned
+    assert table.known(changed) is None
+    part = table.part()
+    x0, y0, x1, y1 = part.inner
+    assert x0 <= 292 - PART_REACH * 40 and x1 >= 308 + PART_REACH * 40 and not x0 <= here.x < x1
+    assert part.window[:2] <= part.inner[:2] and part.window[2:] >= part.inner[2:]
+    # A reading in the part's crop off its inner box (the white die, at its edge) is not taken twice.
+    edge = replace(here, x=x0 - 5.0, y=y0 + 10.0)
+    merged = table.read([replace(there, value=2), edge], part)
+    assert same_dice(merged, [here, replace(there, value=2)])
+
+
+def test_a_table_of_no_dice_is_read_whole():
+    table = StillTable()
+    frame = np.full((400, 400, 3), 90, np.uint8)
+    for _ in range(READS_AGREEING):
+        table.known(frame)
+        table.read([])
+    changed = frame.copy()
+    changed[100:120, 100:120] = 200
+    table.known(changed)
+    assert table.part() is None  # no die tells how far a change reaches
