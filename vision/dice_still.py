@@ -42,6 +42,9 @@ PART_REACH = 1.0
 # The part's crop takes this many die sides more around them: their dice whole, and the table around
 # them that the reader weighs a die against.
 PART_CONTEXT = 1.0
+# A die read in the part's crop whose centre lies this share of its side or less past the box of the
+# dice read anew is one of them (by the edge, its centre moves a pixel or two from read to read).
+PART_EDGE = 0.25
 # A part whose crop covers more than this share of the frame is read as the whole frame.
 PART_SHARE = 0.5
 
@@ -136,8 +139,7 @@ class StillTable:
         x0, y0, x1, y1 = _in_cells(part.inner)
         self._seen[y0:y1, x0:x1] = frame[y0:y1, x0:x1]
         self._last_part = part.changed
-        kept = [die for die in self._table if not _inside(die, part.inner)]
-        self._table = tuple(kept + [die for die in readings if _inside(die, part.inner)])
+        self._table = tuple(_merged(self._table, readings, part.inner))
         return list(self._table)
 
     def _alike(self, frame: np.ndarray, context: tuple[Any, ...]) -> bool:
@@ -193,9 +195,21 @@ def _area(box: Box) -> int:
     return (box[2] - box[0]) * (box[3] - box[1])
 
 
-def _inside(die: Any, box: Box) -> bool:
-    """Whether a die's centre lies in a pixel box."""
-    return box[0] <= die.x < box[2] and box[1] <= die.y < box[3]
+def _merged(table: Sequence[Any], readings: Sequence[Any], inner: Box) -> list[Any]:
+    """The table's dice as last read off the `inner` box, and the part's new `readings` in it.
+
+    A die by the box's edge may be read on either side of it, a pixel or two apart from one read to
+    the next: a new reading up to PART_EDGE of its side past the edge is taken too, and an old one
+    where a new one lies within half a side of it is not kept (never the same die twice, nor none)."""
+    new = [die for die in readings if _inside(die, inner, PART_EDGE * die.size)]
+    kept = [die for die in table if not _inside(die, inner)
+            and not any(np.hypot(die.x - other.x, die.y - other.y) < 0.5 * max(die.size, other.size) for other in new)]
+    return kept + new
+
+
+def _inside(die: Any, box: Box, margin: float = 0.0) -> bool:
+    """Whether a die's centre lies in a pixel box (grown by `margin` pixels)."""
+    return box[0] - margin <= die.x < box[2] + margin and box[1] - margin <= die.y < box[3] + margin
 
 
 def _same(a: Any, b: Any) -> bool:

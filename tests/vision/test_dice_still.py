@@ -257,8 +257,8 @@ def test_the_dice_of_a_part_are_taken_from_it_and_the_others_kept():
     x0, y0, x1, y1 = part.inner
     assert x0 <= 292 - PART_REACH * 40 and x1 >= 308 + PART_REACH * 40 and not x0 <= here.x < x1
     assert part.window[:2] <= part.inner[:2] and part.window[2:] >= part.inner[2:]
-    # A reading in the part's crop off its inner box (the white die, at its edge) is not taken twice.
-    edge = replace(here, x=x0 - 5.0, y=y0 + 10.0)
+    # A reading in the part's crop well off its inner box (the white die, at its edge) is not taken twice.
+    edge = replace(here, x=x0 - 15.0, y=y0 + 10.0)
     merged = table.read([replace(there, value=2), edge], part)
     assert same_dice(merged, [here, replace(there, value=2)])
 
@@ -273,3 +273,22 @@ def test_a_table_of_no_dice_is_read_whole():
     changed[100:120, 100:120] = 200
     table.known(changed)
     assert table.part() is None  # no die tells how far a change reaches
+
+
+@pytest.mark.parametrize("old_x, new_x", [(-3.0, 3.0), (3.0, -3.0)])
+def test_a_die_read_either_side_of_the_parts_edge_counts_once(old_x, new_x):
+    frame = np.full((400, 400, 3), 90, np.uint8)
+    changed = frame.copy()
+    changed[292:308, 292:308] = 200
+    edge = 292 - int(PART_REACH * 40)  # the left edge of the part's inner box, for dice of 40 px
+    # The same die, its centre a few pixels outside the part's inner box one read and inside the next.
+    near = DieReading(edge + old_x, 300.0, 40.0, 0.0, "white", 3, 0.9)
+    table = StillTable()
+    for _ in range(READS_AGREEING):
+        table.known(frame)
+        table.read([near])
+    table.known(changed)
+    part = table.part()
+    assert part.inner[0] == edge
+    merged = table.read([replace(near, x=edge + new_x)], part)
+    assert merged == [replace(near, x=edge + new_x)]
