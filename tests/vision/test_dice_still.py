@@ -292,3 +292,17 @@ def test_a_die_read_either_side_of_the_parts_edge_counts_once(old_x, new_x):
     assert part.inner[0] == edge
     merged = table.read([replace(near, x=edge + new_x)], part)
     assert merged == [replace(near, x=edge + new_x)]
+
+
+@pytest.mark.parametrize("box", [(0, 0, 1, 1), (5, 7, 9, 8), (3, 0, 20, 15), (19, 14, 20, 15)])
+@pytest.mark.parametrize("channels", [1, 3])
+def test_the_changed_places_box_is_the_smallest_holding_every_change(box, channels):
+    shape = (15, 20, channels) if channels > 1 else (15, 20)
+    seen = np.zeros(shape, np.int16)
+    frame = seen.copy()
+    x0, y0, x1, y1 = box
+    frame[y0, x0] = frame[y1 - 1, x1 - 1] = CHANGE_LEVEL + 1  # the box's corners, in the first channel
+    if channels > 1:
+        frame[y0, x1 - 1, channels - 1] = -CHANGE_LEVEL - 1  # and a fall in the last channel
+    assert dice_still._changed_cells(frame, seen) == box
+    assert dice_still._changed_cells(seen + CHANGE_LEVEL, seen) is None
