@@ -103,8 +103,8 @@ class DiceReader:
     its own looks at smaller sizes and reads again whenever a frame's pips are out of range); where
     a `window` (x0, y0, x1, y1 pixels) is set, only that part of each frame is read (the mat the
     dice are played on, not the cloth, keyboard or hands around it). Unless not `still`, frames
-    of a still table whose reads agreed are not read again, and of a table that changed in part
-    only that part is read (vision.dice_still)."""
+    of a still table whose reads agreed are not read again, and of a table that changed in parts
+    only those parts are read (vision.dice_still)."""
 
     def __init__(self, still: bool = True) -> None:
         """A reader that has seen no frame yet, and reads the whole of each frame."""
@@ -120,24 +120,27 @@ class DiceReader:
         still = self._still if isinstance(part, np.ndarray) and part.size and part.dtype == np.uint8 else None
         readings = still.known(part, (self.window, profile)) if still else None
         if readings is None:
-            # Only a table whose size is known is read in part: a part's few dice must not choose it.
-            changed = still.part() if still and self.factor is not None else None
-            readings = self._read_part(part, profile, changed)
+            # Only a table whose size is known is read in parts: a part's few dice must not choose it.
+            parts = still.parts() if still and self.factor is not None else None
+            readings = self._read_parts(part, profile, parts)
             if still:
-                readings = still.read(readings, changed)
+                readings = still.read(readings, parts)
         if self.window is not None:
             readings = [replace(r, x=r.x + x0, y=r.y + y0) for r in readings]
         return readings
 
-    def _read_part(self, frame: np.ndarray, profile: ColourProfile | None, part: Part | None) -> list[DieReading]:
-        """The dice in the frame (in its pixels), of the crop of its `part` alone where given."""
-        if part is None:
+    def _read_parts(self, frame: np.ndarray, profile: ColourProfile | None,
+                    parts: list[Part] | None) -> list[DieReading]:
+        """The dice in the frame (in its pixels), of the crops of its `parts` alone where given."""
+        if parts is None:
             readings, self.factor = _read(frame, profile, self.factor, LIVE_RANGE)
             return readings
-        x0, y0, x1, y1 = part.window
-        readings, factor = _read(frame[y0:y1, x0:x1], profile, self.factor, LIVE_RANGE)
-        self.factor = factor or self.factor
-        return [replace(r, x=r.x + x0, y=r.y + y0) for r in readings]
+        readings = []
+        for x0, y0, x1, y1 in (part.window for part in parts):
+            found, factor = _read(frame[y0:y1, x0:x1], profile, self.factor, LIVE_RANGE)
+            self.factor = factor or self.factor
+            readings += [replace(r, x=r.x + x0, y=r.y + y0) for r in found]
+        return readings
 
 
 # A table's frames whose sure faces have pips within this range of radius are read as they are.

@@ -1,16 +1,16 @@
-"""A still table: frames that show nothing new since reads that agreed need not be read again.
+"""A still table: places of the frame that show nothing new since reads that agreed need not be read again.
 
-The live table reads every camera frame, yet most of a game no die moves. Once READS_AGREEING reads
-in a row, of frames alike (no place of the frame, seen shrunk SIGNATURE_SHRINK times, changed by
-more than CHANGE_LEVEL levels in any channel since the first of them), gave the same dice, the frames
-that stay alike take those readings without being read. The settler still voted over that many
-reads of the still dice, each of its own frame; any change (a hand, a die thrown, turned or pushed,
-the light) reads the frame again, and reads in a row that disagree are never taken as known.
-Comparing costs every frame ~0.7 ms (a 1500x1000 mat window, one core), where reading it costs ~30.
-
-Where only part of the table changed since it was read (one seat's dice thrown while the others'
-lie), only that part is read again (`StillTable.part`): the dice near the change are read anew in
-a crop around it, the others kept as last read.
+The live table reads every camera frame, yet most of a game no die moves, and while the players
+throw, each throws in their own part of the table. Each place of the frame (seen shrunk
+SIGNATURE_SHRINK times) is compared with what it showed when it was last read: once READS_AGREEING
+reads in a row of a place that did not change by more than CHANGE_LEVEL levels in any channel gave
+the same dice there, it need not be read again until it changes. A frame none of whose places needs
+reading takes the last readings without being read; where some do (a die thrown, turned or pushed,
+a hand, the light), only the parts around them are read (`StillTable.parts`): the dice near them
+read anew in a crop around each, the others kept as last read; where those parts would cover much
+of the frame, the whole frame. The settler still votes over that many reads of still dice, each of
+its own frame, and dice whose reads in a row disagree are read every frame. Comparing costs every
+frame ~0.7 ms (a 1500x1000 mat window, one core), where reading it costs ~30.
 """
 
 from __future__ import annotations
@@ -48,106 +48,114 @@ PART_CONTEXT = 1.0
 PART_EDGE = 0.25
 # A part whose crop covers more than this share of the frame is read as the whole frame.
 PART_SHARE = 0.5
+# Nor is a table of dice smaller than this (their median side, pixels) read in parts: a small die
+# alone in a crop lacks the other dice that tell the reader its size, and a one's single pip then
+# goes unread. Crops around each die of the simulated mat read as the whole frame did for 120 of 120
+# dice of 37 and 46 px, 115 of 120 of 28 px, and (a plain table) 46 of 56 of 17 px.
+PART_SIDE = 32.0
 
 Box = tuple[int, int, int, int]  # x0, y0, x1, y1 pixels, the ends excluded
 
 
 class Part(NamedTuple):
-    """The part of a frame to read again: the dice whose centres lie in `inner` are read anew from
-    the crop `window` around it (both pixel boxes of the frame); the others are kept. `changed` is
-    the box of the shrunk frame whose change asked for it."""
+    """A part of a frame to read again: the dice whose centres lie in `inner` are read anew from
+    the crop `window` around it (both pixel boxes of the frame); the others are kept."""
 
     inner: Box
     window: Box
-    changed: Box
 
 
 class StillTable:
-    """The known readings of a table while its frames stay alike: ask `known` for each frame, and
-    tell `read` what the frame read when `known` had none."""
+    """What a table's frames need read: ask `known` for each frame; when it has no readings, read the
+    `parts` it names (the whole frame where None) and tell `read` what they read."""
 
     def __init__(self) -> None:
         """A table seen in no frame yet."""
-        self._first: np.ndarray | None = None  # the shrunk first frame of the still table
-        self._context: tuple[Any, ...] = ()
-        self._readings: tuple[Any, ...] = ()
-        self._agreeing = 0
         self._asked: tuple[np.ndarray, tuple[Any, ...]] | None = None
         self._shape: tuple[int, ...] = ()  # the last frame's height and width in pixels
-        # Per place of the shrunk frame, what it showed when last read, and the dice read over the
-        # whole frame then (a part's anew, the rest kept); the part read last (None: the whole).
+        # Per place of the shrunk frame, what it showed when last read and how many reads in a row
+        # of it unchanged agreed; the context of those reads; the dice over the whole frame.
         self._seen: np.ndarray | None = None
-        self._seen_context: tuple[Any, ...] = ()
+        self._agreed: np.ndarray | None = None
+        self._context: tuple[Any, ...] = ()
         self._table: tuple[Any, ...] = ()
-        self._last_part: Box | None = None  # the changed places (shrunk) that asked for it
+        self._changed: np.ndarray | None = None  # the places changed in the frame asked about
+        self._needed: np.ndarray | None = None  # the places to read in it
 
     def known(self, frame: np.ndarray, context: Sequence[Any] = ()) -> list[Any] | None:
-        """The dice of this frame when the table is still and its reads agreed, else None (read it,
-        then tell `read`); `context` holds what else the readings depend on (a window, a colour
-        profile)."""
+        """The dice of this frame when none of its places needs reading, else None (read it, or its
+        `parts`, then tell `read`); `context` holds what else the readings depend on (a window, a
+        colour profile)."""
         self._asked = (signature(frame), tuple(context))
         self._shape = frame.shape[:2]
-        if self._agreeing < READS_AGREEING or not self._alike(*self._asked):
+        self._changed = self._needed = None
+        if not self._comparable(*self._asked):
             return None
-        return list(self._readings)
+        self._changed = _changed_places(self._asked[0], self._seen)
+        self._needed = self._changed | (self._agreed < READS_AGREEING)
+        return None if self._needed.any() else list(self._table)
 
-    def part(self) -> Part | None:
-        """After `known` gave none: the part of the frame to read, where the frame changed in part
-        only since it was read (or, unchanged, where the last part's reads have yet to agree);
-        None to read the whole frame (the first, another context, a table of no dice, a big change)."""
-        if not PARTS_READ or self._asked is None or self._seen is None or not self._table:
-            return None
-        frame, context = self._asked
-        if frame.shape != self._seen.shape or not _same_context(context, self._seen_context):
-            return None
-        cells = _changed_cells(frame, self._seen)
-        if self._agreeing < READS_AGREEING:
-            # Dice read in the last part (or whole) whose reads have yet to agree are read again too:
-            # the settler votes over reads of still dice, each of its own frame, not over copies.
-            if self._last_part is None:
-                return None
-            cells = self._last_part if cells is None else _union(cells, self._last_part)
-        if cells is None:
+    def parts(self) -> list[Part] | None:
+        """After `known` gave none: the parts of the frame to read (those around the places that
+        need reading), or None to read the whole frame (the first, another context, a table of no
+        dice to tell how far a change reaches or dice under PART_SIDE, parts covering more than
+        PART_SHARE of it)."""
+        if not PARTS_READ or self._needed is None or not self._table:
             return None
         side = float(np.median([die.size for die in self._table]))
-        inner = _grown(_in_pixels(cells), PART_REACH * side, self._shape)
-        window = _grown(inner, PART_CONTEXT * side, self._shape)
-        if _area(window) > PART_SHARE * self._shape[0] * self._shape[1]:
+        if side < PART_SIDE:
             return None
-        return Part(inner, window, cells)
+        reach = int(np.ceil(PART_REACH * side / SIGNATURE_SHRINK))
+        grown = cv2.dilate(self._needed.view(np.uint8), np.ones((2 * reach + 1, 2 * reach + 1), np.uint8))
+        count, _, boxes, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
+        inners = [_clipped(_in_pixels((x, y, x + w, y + h)), self._shape) for x, y, w, h, _ in boxes[1:count]]
+        parts = _apart([Part(inner, _grown(inner, PART_CONTEXT * side, self._shape)) for inner in inners])
+        if sum(_area(part.window) for part in parts) > PART_SHARE * self._shape[0] * self._shape[1]:
+            return None
+        return parts
 
-    def read(self, readings: Sequence[Any], part: Part | None = None) -> list[Any]:
-        """Take the readings of the frame `known` was last asked about (of its `part` alone, where
-        given: those whose centres lie in its inner box) and give the frame's dice: the part's
+    def read(self, readings: Sequence[Any], parts: Sequence[Part] | None = None) -> list[Any]:
+        """Take the readings of the frame `known` was last asked about (of its `parts` alone, where
+        given: those whose centres lie in their inner boxes) and give the frame's dice: the parts'
         readings and the dice elsewhere as last read."""
         if self._asked is None:
             return list(readings)
         frame, context = self._asked
-        readings = self._seen_now(frame, context, readings, part)
-        if self._alike(frame, context) and same_dice(readings, self._readings):
-            self._agreeing += 1
-            return readings
-        self._first, self._context, self._readings, self._agreeing = frame, context, tuple(readings), 1
-        return readings
-
-    def _seen_now(self, frame: np.ndarray, context: tuple[Any, ...], readings: Sequence[Any],
-                  part: Part | None) -> list[Any]:
-        """Mark what the frame showed where it was read, and give its dice over the whole frame."""
-        if part is None or self._seen is None:
-            self._seen, self._seen_context, self._last_part = frame.copy(), context, None
-            self._table = tuple(readings)
+        if parts is None or self._changed is None:
+            self._read_whole(frame, context, readings)
             return list(readings)
-        x0, y0, x1, y1 = _in_cells(part.inner)
-        self._seen[y0:y1, x0:x1] = frame[y0:y1, x0:x1]
-        self._last_part = part.changed
-        self._table = tuple(_merged(self._table, readings, part.inner))
-        return list(self._table)
+        table = self._table
+        for part in parts:
+            table, differing = _merged(table, readings, part.inner)
+            x0, y0, x1, y1 = _in_cells(part.inner)
+            self._mark_read(frame, (slice(y0, y1), slice(x0, x1)), differing)
+        self._table = tuple(table)
+        return list(table)
 
-    def _alike(self, frame: np.ndarray, context: tuple[Any, ...]) -> bool:
-        """Whether a shrunk frame, read in this context, shows the still table's first frame."""
-        first = self._first
-        return (first is not None and frame.shape == first.shape and _same_context(context, self._context)
-                and int(np.abs(frame - first).max(initial=0)) <= CHANGE_LEVEL)
+    def _comparable(self, frame: np.ndarray, context: tuple[Any, ...]) -> bool:
+        """Whether a shrunk frame read in this context can be compared with the places as last read."""
+        return self._seen is not None and frame.shape == self._seen.shape and _same_context(context, self._context)
+
+    def _read_whole(self, frame: np.ndarray, context: tuple[Any, ...], readings: Sequence[Any]) -> None:
+        """Take the readings of a whole frame."""
+        if self._changed is None:
+            self._seen, self._context = frame.copy(), context
+            self._agreed = np.ones(frame.shape[:2], np.int32)
+        else:
+            self._mark_read(frame, (slice(None), slice(None)), unmatched(readings, self._table))
+        self._table = tuple(readings)
+
+    def _mark_read(self, frame: np.ndarray, where: tuple[slice, slice], differing: Sequence[Any]) -> None:
+        """Mark the places `where` read in the frame: their reads agreed once more where unchanged,
+        else (or near a die read otherwise than last time, before or now) once."""
+        agreed = self._agreed[where]
+        agreed += 1
+        agreed[self._changed[where]] = 1
+        for die in differing:
+            # Around the die, not over the whole part: the part read again next stays the die's.
+            x0, y0, x1, y1 = _in_cells(_grown(_box_of(die), PART_REACH * die.size, self._shape))
+            self._agreed[y0:y1, x0:x1] = 1
+        self._seen[where] = frame[where]
 
 
 def _same_context(these: tuple[Any, ...], those: tuple[Any, ...]) -> bool:
@@ -155,22 +163,49 @@ def _same_context(these: tuple[Any, ...], those: tuple[Any, ...]) -> bool:
     return len(these) == len(those) and all(_same(a, b) for a, b in zip(these, those))
 
 
-def _changed_cells(frame: np.ndarray, seen: np.ndarray) -> Box | None:
-    """The box of the shrunk frame's places that changed by more than CHANGE_LEVEL since they were
-    seen (in shrunk pixels), or None where none did."""
-    # OpenCV's box of a mask's pixels, each row's channels side by side: numpy's any() over the
-    # channels took 3.3 ms a full-HD frame's signature, this 0.2 ms.
-    changed = cv2.absdiff(frame, seen) > CHANGE_LEVEL
-    channels = changed.shape[2] if changed.ndim == 3 else 1
-    x, y, width, height = cv2.boundingRect(changed.view(np.uint8).reshape(changed.shape[0], -1))
-    if not width:
-        return None
-    return x // channels, y, (x + width - 1) // channels + 1, y + height
+def _changed_places(frame: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    """Which places of the shrunk frame changed by more than CHANGE_LEVEL in any channel since seen."""
+    # OpenCV's difference, and the channels' maximum as a channel-wise reduction of each row: numpy's
+    # any() over the channels took 3.3 ms a full-HD frame's signature.
+    difference = cv2.absdiff(frame, seen)
+    if difference.ndim == 3:
+        rows, columns, channels = difference.shape
+        difference = cv2.reduce(difference.reshape(rows * columns, channels), 1, cv2.REDUCE_MAX).reshape(rows, columns)
+    return difference > CHANGE_LEVEL
+
+
+def _apart(parts: list[Part]) -> list[Part]:
+    """The parts, those whose windows overlap made one (a die is read in one crop only)."""
+    parts = list(parts)
+    merged = True
+    while merged:
+        merged = False
+        for a in range(len(parts)):
+            for b in range(a + 1, len(parts)):
+                if _overlap(parts[a].window, parts[b].window):
+                    inner = _union(parts[a].inner, parts[b].inner)
+                    parts[a] = Part(inner, _union(parts[a].window, parts[b].window))
+                    del parts[b]
+                    merged = True
+                    break
+            if merged:
+                break
+    return parts
+
+
+def _overlap(this: Box, that: Box) -> bool:
+    """Whether two boxes share a pixel."""
+    return this[0] < that[2] and that[0] < this[2] and this[1] < that[3] and that[1] < this[3]
 
 
 def _union(this: Box, that: Box) -> Box:
     """The smallest box holding two boxes."""
     return min(this[0], that[0]), min(this[1], that[1]), max(this[2], that[2]), max(this[3], that[3])
+
+
+def _clipped(box: Box, shape: tuple[int, ...]) -> Box:
+    """A pixel box within a frame of `shape` (height, width)."""
+    return max(box[0], 0), max(box[1], 0), min(box[2], shape[1]), min(box[3], shape[0])
 
 
 def _in_pixels(cells: Box) -> Box:
@@ -197,16 +232,25 @@ def _area(box: Box) -> int:
     return (box[2] - box[0]) * (box[3] - box[1])
 
 
-def _merged(table: Sequence[Any], readings: Sequence[Any], inner: Box) -> list[Any]:
-    """The table's dice as last read off the `inner` box, and the part's new `readings` in it.
+def _merged(table: Sequence[Any], readings: Sequence[Any], inner: Box) -> tuple[list[Any], list[Any]]:
+    """The table's dice as last read off the `inner` box and the part's new `readings` in it, and
+    the dice of those and of the ones they replace that the others do not match.
 
     A die by the box's edge may be read on either side of it, a pixel or two apart from one read to
     the next: a new reading up to PART_EDGE of its side past the edge is taken too, and an old one
     where a new one lies within half a side of it is not kept (never the same die twice, nor none)."""
     new = [die for die in readings if _inside(die, inner, PART_EDGE * die.size)]
-    kept = [die for die in table if not _inside(die, inner)
-            and not any(np.hypot(die.x - other.x, die.y - other.y) < 0.5 * max(die.size, other.size) for other in new)]
-    return kept + new
+    kept, replaced = [], []
+    for die in table:
+        near = _inside(die, inner) or any(np.hypot(die.x - other.x, die.y - other.y) < 0.5 * max(die.size, other.size)
+                                          for other in new)
+        (replaced if near else kept).append(die)
+    return kept + new, unmatched(new, replaced)
+
+
+def _box_of(die: Any) -> Box:
+    """The pixel box of a die's centre (a point, a pixel wide)."""
+    return int(die.x), int(die.y), int(die.x) + 1, int(die.y) + 1
 
 
 def _inside(die: Any, box: Box, margin: float = 0.0) -> bool:
@@ -228,13 +272,17 @@ def signature(frame: np.ndarray) -> np.ndarray:
 
 def same_dice(these: Sequence[Any], those: Sequence[Any]) -> bool:
     """Whether two reads found the same dice: as many, each with another's value and colour at its place."""
-    if len(these) != len(those):
-        return False
-    left = list(those)
+    return len(these) == len(those) and not unmatched(these, those)
+
+
+def unmatched(these: Sequence[Any], those: Sequence[Any]) -> list[Any]:
+    """The dice of two reads that the other read has no die of the same value and colour at the place of."""
+    left, alone = list(those), []
     for die in these:
         match = next((k for k, other in enumerate(left) if other.value == die.value and other.colour == die.colour
                       and np.hypot(other.x - die.x, other.y - die.y) <= SAME_PLACE * max(die.size, other.size)), None)
         if match is None:
-            return False
-        del left[match]
-    return True
+            alone.append(die)
+        else:
+            del left[match]
+    return alone + left

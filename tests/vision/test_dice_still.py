@@ -7,15 +7,20 @@ import pytest
 
 from vision import dice, dice_still
 from vision.dice import DiceReader, DieReading
-from vision.dice_still import CHANGE_LEVEL, PART_CONTEXT, PART_REACH, READS_AGREEING, StillTable, same_dice
+from vision.dice_still import CHANGE_LEVEL, PART_CONTEXT, PART_REACH, READS_AGREEING, StillTable, _inside, same_dice
 
 simulator = pytest.importorskip("vision.simulator")
 
 
-def _still_frames(count: int, seed: int = 4):
-    """A still simulated 960x540 table (its camera's noise differs frame to frame) and `count` frames of it."""
-    table = simulator.SimTable(seed=seed, dice=8, seats=2, size=(960, 540), roll_every=0)
+def _still_frames(count: int, seed: int = 4, die_size: float | None = None):
+    """A still simulated 960x540 table (its camera's noise differs frame to frame) and `count` frames
+    of it; its dice of `die_size` px (the simulator's own for the frame, ~17 px, where None)."""
+    table = simulator.SimTable(seed=seed, dice=8, seats=2, size=(960, 540), roll_every=0, die_size=die_size)
     return table, [table.next_frame()[0] for _ in range(count)]
+
+
+# Dice big enough to be read in parts (PART_SIDE).
+PART_DICE = 40.0
 
 
 @pytest.fixture
@@ -92,7 +97,7 @@ def test_another_colour_profile_or_window_reads_again(reads):
 def test_reads_that_disagree_are_never_taken_as_known():
     die = DieReading(100.0, 100.0, 40.0, 0.0, "white", 3, 0.9)
     table = StillTable()
-    frame = np.full((60, 80, 3), 90, np.uint8)
+    frame = np.full((600, 800, 3), 90, np.uint8)
     for k in range(10):
         assert table.known(frame) is None
         table.read([replace(die, value=3 + k % 2)])  # a die read 3, then 4, then 3...
@@ -154,7 +159,7 @@ def _near(readings, x, y, reach):
 
 
 def test_a_die_turned_on_a_still_table_is_read_in_a_part_of_the_frame_around_it(reads):
-    table, frames = _still_frames(READS_AGREEING + 1)
+    table, frames = _still_frames(READS_AGREEING + 1, die_size=PART_DICE)
     reader = DiceReader()
     _settled(reader, frames)
     before = reader(frames[-1])
@@ -172,7 +177,7 @@ def test_a_die_turned_on_a_still_table_is_read_in_a_part_of_the_frame_around_it(
 
 
 def test_a_part_reads_as_the_whole_frame_does(reads):
-    table, frames = _still_frames(READS_AGREEING + 1, seed=6)
+    table, frames = _still_frames(READS_AGREEING + 1, seed=6, die_size=PART_DICE)
     reader = DiceReader()
     _settled(reader, frames)
     for number in (1, 3):  # two dice of one seat
@@ -184,7 +189,7 @@ def test_a_part_reads_as_the_whole_frame_does(reads):
 
 
 def test_a_die_pushed_from_one_place_to_another_is_read_once_at_its_new_place():
-    table, frames = _still_frames(READS_AGREEING + 1)
+    table, frames = _still_frames(READS_AGREEING + 1, die_size=PART_DICE)
     reader = DiceReader()
     _settled(reader, frames)
     die = table.dice[2]
@@ -197,7 +202,7 @@ def test_a_die_pushed_from_one_place_to_another_is_read_once_at_its_new_place():
 
 
 def test_a_part_is_read_again_until_its_reads_agree_then_known(reads):
-    table, frames = _still_frames(READS_AGREEING + 1)
+    table, frames = _still_frames(READS_AGREEING + 1, die_size=PART_DICE)
     reader = DiceReader()
     _settled(reader, frames)
     table.dice[5].value = table.dice[5].value % 6 + 1
@@ -210,7 +215,7 @@ def test_a_part_is_read_again_until_its_reads_agree_then_known(reads):
 
 
 def test_a_change_over_most_of_the_frame_reads_the_whole_frame(reads):
-    _, frames = _still_frames(READS_AGREEING + 1)
+    _, frames = _still_frames(READS_AGREEING + 1, die_size=PART_DICE)
     reader = DiceReader()
     _settled(reader, frames)
     reads.clear()
@@ -219,9 +224,20 @@ def test_a_change_over_most_of_the_frame_reads_the_whole_frame(reads):
     assert [shape[:2] for shape in reads] == [frames[-1].shape[:2]]
 
 
+def test_a_table_of_small_dice_is_read_whole(reads):
+    table, frames = _still_frames(READS_AGREEING + 1)
+    assert max(die.size for die in table.dice) < dice_still.PART_SIDE
+    reader = DiceReader()
+    _settled(reader, frames)
+    table.dice[0].value = table.dice[0].value % 6 + 1
+    reads.clear()
+    reader(table.next_frame()[0])
+    assert [shape[:2] for shape in reads] == [frames[-1].shape[:2]]
+
+
 def test_without_parts_read_a_changed_table_is_read_whole(reads, monkeypatch):
     monkeypatch.setattr(dice_still, "PARTS_READ", False)
-    table, frames = _still_frames(READS_AGREEING + 1)
+    table, frames = _still_frames(READS_AGREEING + 1, die_size=PART_DICE)
     reader = DiceReader()
     _settled(reader, frames)
     table.dice[0].value = table.dice[0].value % 6 + 1
@@ -239,7 +255,7 @@ def test_a_frame_read_whole_whose_reads_have_not_agreed_is_read_whole_again():
     changed = frame.copy()
     changed[300:320, 300:320] = 200
     table.known(changed)
-    assert table.part() is None  # the die was read once: the settler must not vote over its copies
+    assert table.parts() is None  # the die was read once: the settler must not vote over its copies
 
 
 def test_the_dice_of_a_part_are_taken_from_it_and_the_others_kept():
@@ -253,13 +269,13 @@ def test_the_dice_of_a_part_are_taken_from_it_and_the_others_kept():
     changed = frame.copy()
     changed[292:308, 292:308] = 200  # the black die turned
     assert table.known(changed) is None
-    part = table.part()
+    part, = table.parts()
     x0, y0, x1, y1 = part.inner
     assert x0 <= 292 - PART_REACH * 40 and x1 >= 308 + PART_REACH * 40 and not x0 <= here.x < x1
     assert part.window[:2] <= part.inner[:2] and part.window[2:] >= part.inner[2:]
     # A reading in the part's crop well off its inner box (the white die, at its edge) is not taken twice.
     edge = replace(here, x=x0 - 15.0, y=y0 + 10.0)
-    merged = table.read([replace(there, value=2), edge], part)
+    merged = table.read([replace(there, value=2), edge], [part])
     assert same_dice(merged, [here, replace(there, value=2)])
 
 
@@ -272,7 +288,7 @@ def test_a_table_of_no_dice_is_read_whole():
     changed = frame.copy()
     changed[100:120, 100:120] = 200
     table.known(changed)
-    assert table.part() is None  # no die tells how far a change reaches
+    assert table.parts() is None  # no die tells how far a change reaches
 
 
 @pytest.mark.parametrize("old_x, new_x", [(-3.0, 3.0), (3.0, -3.0)])
@@ -288,21 +304,63 @@ def test_a_die_read_either_side_of_the_parts_edge_counts_once(old_x, new_x):
         table.known(frame)
         table.read([near])
     table.known(changed)
-    part = table.part()
+    part, = table.parts()
     assert part.inner[0] == edge
-    merged = table.read([replace(near, x=edge + new_x)], part)
+    merged = table.read([replace(near, x=edge + new_x)], [part])
     assert merged == [replace(near, x=edge + new_x)]
 
 
-@pytest.mark.parametrize("box", [(0, 0, 1, 1), (5, 7, 9, 8), (3, 0, 20, 15), (19, 14, 20, 15)])
 @pytest.mark.parametrize("channels", [1, 3])
-def test_the_changed_places_box_is_the_smallest_holding_every_change(box, channels):
+def test_the_places_changed_past_the_level_in_any_channel_are_found(channels):
     shape = (15, 20, channels) if channels > 1 else (15, 20)
     seen = np.zeros(shape, np.int16)
-    frame = seen.copy()
-    x0, y0, x1, y1 = box
-    frame[y0, x0] = frame[y1 - 1, x1 - 1] = CHANGE_LEVEL + 1  # the box's corners, in the first channel
+    frame = seen + CHANGE_LEVEL  # all within the level
+    frame[2, 3] = CHANGE_LEVEL + 1  # a rise in the first channel
+    frame[14, 19] = -CHANGE_LEVEL - 1  # a fall
     if channels > 1:
-        frame[y0, x1 - 1, channels - 1] = -CHANGE_LEVEL - 1  # and a fall in the last channel
-    assert dice_still._changed_cells(frame, seen) == box
-    assert dice_still._changed_cells(seen + CHANGE_LEVEL, seen) is None
+        frame[7, 9, channels - 1] = CHANGE_LEVEL + 1  # a rise in the last channel alone
+    changed = dice_still._changed_places(frame, seen)
+    assert sorted(zip(*np.nonzero(changed))) == sorted([(2, 3), (14, 19)] + ([(7, 9)] if channels > 1 else []))
+
+
+def test_parts_far_apart_are_read_apart_and_near_ones_as_one():
+    dice = [DieReading(x, y, 40.0, 0.0, "white", 3, 0.9) for x, y in ((100, 100), (700, 500), (180, 100))]
+    table = StillTable()
+    frame = np.full((600, 800, 3), 90, np.uint8)
+    for _ in range(READS_AGREEING):
+        table.known(frame)
+        table.read(dice)
+    changed = frame.copy()
+    for die in dice:  # each die turned: a pip's worth of light at its centre
+        changed[int(die.y) - 4:int(die.y) + 4, int(die.x) - 4:int(die.x) + 4] = 200
+    assert table.known(changed) is None
+    parts = table.parts()
+    # The two dice 80 px apart share a crop (their windows overlap), the far one has its own.
+    assert len(parts) == 2
+    near, far = sorted(parts)
+    assert _inside(dice[0], near.inner) and _inside(dice[2], near.inner) and _inside(dice[1], far.inner)
+    assert not dice_still._overlap(near.window, far.window)
+    merged = table.read([replace(die, value=5) for die in dice], parts)
+    assert same_dice(merged, [replace(die, value=5) for die in dice])
+
+
+def test_a_place_read_again_is_known_once_its_own_reads_agree_while_another_part_changes():
+    steady = DieReading(100.0, 100.0, 40.0, 0.0, "white", 3, 0.9)
+    rolling = DieReading(600.0, 400.0, 40.0, 0.0, "black", 2, 0.9)
+    table = StillTable()
+    frame = np.full((600, 800, 3), 90, np.uint8)
+    for _ in range(READS_AGREEING):
+        table.known(frame)
+        table.read([steady, rolling])
+    turned = frame.copy()
+    turned[96:104, 96:104] = 200  # the white die turned, then lies still
+    for k in range(READS_AGREEING + 2):
+        shown = turned.copy()
+        shown[395:405, 590 + 5 * k:600 + 5 * k] = 30 + 40 * k  # the black die still rolling
+        assert table.known(shown) is None
+        parts = table.parts()
+        read = [replace(steady, value=4), replace(rolling, x=rolling.x + 5 * k, value=1 + k % 6)]
+        table.read(read, parts)
+        white_read = any(_inside(steady, part.inner) for part in parts)
+        # The white die is read until its reads agree (its turn and READS_AGREEING - 1 more).
+        assert white_read == (k < READS_AGREEING)
