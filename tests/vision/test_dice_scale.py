@@ -668,3 +668,46 @@ def test_a_large_frame_whose_surest_faces_are_dice_has_only_those_judged(judged)
     # The fewest surest faces that make the frame sure are dice: the other twenty-odd are not judged.
     assert len(dice._telling_faces(frame, look)) >= 20
     assert judged in ([math.ceil(dice.SURE_EVIDENCE)], [math.ceil(dice.SURE_EVIDENCE) + 1])
+
+
+def _far_off(image: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """The photo at half size in the middle of a frame twice as big of its table's colour (a camera
+    as sharp, twice as far off): the frame, and where the photo lies in it (x, y)."""
+    small = cv2.resize(image, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    height, width = small.shape[:2]
+    frame = np.empty((2 * height, 2 * width, 3), np.uint8)
+    frame[:] = np.median(np.concatenate([small[0], small[-1], small[:, 0], small[:, -1]]), axis=0)
+    frame[height // 2:height // 2 + height, width // 2:width // 2 + width] = small
+    return frame, width // 2, height // 2
+
+
+@pytest.mark.parametrize("name", ["IMG_20191208_111932.jpg", "IMG_20191208_112536.jpg"])
+@pytest.mark.parametrize("finer", [True, False])
+def test_a_big_frame_of_dice_too_small_to_show_a_face_is_looked_at_twice_as_big(name, finer, monkeypatch):
+    monkeypatch.setattr(dice, "UNSURE_LOOKS_FINER", finer)
+    image, entry = labelled_photo("nell-byler-1208", name)
+    frame, x0, y0 = _far_off(image)
+    assert min(frame.shape[:2]) >= dice.SMALL_FRAME  # not a small frame, which is looked at so anyway
+    readings = [replace(r, x=(r.x - x0) * 2, y=(r.y - y0) * 2) for r in read_dice(frame)]
+    right = _right(readings, entry, 1.0)
+    # Dice of ~15 px, pips of a pixel: none found at the frame's own size, every one twice as big.
+    assert right == len(entry["dice"]) if finer else right == 0
+
+
+def test_a_simulated_table_of_small_dice_in_a_big_frame_is_read():
+    simulator = pytest.importorskip("vision.simulator")
+    frame, truth = simulator.SimTable(seed=0, dice=8, seats=2, size=(960, 540), roll_every=0).next_frame()
+    readings = read_dice(frame)
+    right = sum(any(abs(r.x - d["centre"][0]) < d["size"] / 2 and abs(r.y - d["centre"][1]) < d["size"] / 2
+                    and r.value == d["value"] for r in readings) for d in truth["dice"])
+    assert right >= 7, right  # 0 of 8 before a blind big frame was looked at twice as big
+
+
+def test_a_close_photo_of_big_dice_is_not_enlarged_for_specks_its_jpeg_makes(monkeypatch):
+    # Its own size blind (pips too big), twice as big it shows JPEG's specks as faces: the judge sees no dice there.
+    image, entry = labelled_photo("nell-byler-1208", "IMG_20191208_112637.jpg")
+    _, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 50])
+    squeezed = cv2.imdecode(encoded, cv2.IMREAD_COLOR)
+    bgr = dice._prepared(squeezed)[0]
+    assert pip_scale(bgr, dice._first_look(bgr)) <= 1.0  # 3.0 where the specks' faces counted unjudged
+    assert [r.value for r in read_dice(squeezed)] == [d["value"] for d in entry["dice"]]
