@@ -26,16 +26,15 @@ from vision.dice_pips import shrunk
 # out, a die's pip does not: a die of 20 px turned to another face changes its pixels by 60 levels
 # or more seen so; on the simulated table, a still frame's noise moved them by 2 at most).
 SIGNATURE_SHRINK = 4
-# A frame whose shrunk pixels all lie within this many levels of the still table's first frame shows
-# the same table (the simulated table's die pushed 2 px sideways moved them by 44 or more at 8 times
-# smaller; light drifting slowly past this reads the frame again, and the drifted frame becomes the
-# one compared with).
+# A place of the shrunk frame within this many levels of what it showed when last read shows the same
+# table (the simulated table's die pushed 2 px sideways moved them by 44 or more at 8 times smaller;
+# light drifting slowly past this reads the places again, and what they show then is compared with).
 CHANGE_LEVEL = 12
-# Reads in a row of alike frames that must give the same dice before the frames are taken as known.
+# Reads in a row of an unchanged place that must give the same dice there before it is taken as known.
 READS_AGREEING = 3
 # Two readings are the same die when their centres lie within this share of the die's size.
 SAME_PLACE = 0.25
-# Whether a frame that changed in part only since it was read is read in that part alone (else whole).
+# Whether a frame whose places need reading in parts only is read in those parts alone (else whole).
 PARTS_READ = True
 # The dice read anew in a part are those whose centres lie within this many die sides of a changed
 # place: a die that moved, turned or was covered changed pixels within that reach of its centre.
@@ -149,7 +148,7 @@ class StillTable:
         """Mark the places `where` read in the frame: their reads agreed once more where unchanged,
         else (or near a die read otherwise than last time, before or now) once."""
         agreed = self._agreed[where]
-        agreed += 1
+        np.minimum(agreed + 1, READS_AGREEING, out=agreed)  # a count that stops where it is enough
         agreed[self._changed[where]] = 1
         for die in differing:
             # Around the die, not over the whole part: the part read again next stays the die's.
