@@ -58,7 +58,7 @@ from vision.dice_layout import HALF_SIDE, TOLERANCE, fit_groups
 from vision.dice_pips import Pips, find_pips, sample, shrunk, spot_map
 from vision.dice_repeats import patterned
 from vision.dice_scorer import load_scorer
-from vision.dice_still import Part, StillTable
+from vision.dice_still import Box, StillTable
 from vision.dice_values import ValueReader, load_value_reader
 
 # The reader works on images no larger than this (longest side, pixels); bigger ones are shrunk.
@@ -122,25 +122,21 @@ class DiceReader:
         if readings is None:
             # Only a table whose size is known is read in parts: a part's few dice must not choose it.
             parts = still.parts() if still and self.factor is not None else None
-            readings = self._read_parts(part, profile, parts)
-            if still:
-                readings = still.read(readings, parts)
+            if parts is not None:
+                readings = still.read_parts([(p, self._read_crop(part, profile, p.window)) for p in parts])
+            else:
+                readings, self.factor = _read(part, profile, self.factor, LIVE_RANGE)
+                readings = still.read(readings) if still else readings
         if self.window is not None:
             readings = [replace(r, x=r.x + x0, y=r.y + y0) for r in readings]
         return readings
 
-    def _read_parts(self, frame: np.ndarray, profile: ColourProfile | None,
-                    parts: list[Part] | None) -> list[DieReading]:
-        """The dice in the frame (in its pixels), of the crops of its `parts` alone where given."""
-        if parts is None:
-            readings, self.factor = _read(frame, profile, self.factor, LIVE_RANGE)
-            return readings
-        readings = []
-        for x0, y0, x1, y1 in (part.window for part in parts):
-            found, factor = _read(frame[y0:y1, x0:x1], profile, self.factor, LIVE_RANGE)
-            self.factor = factor or self.factor
-            readings += [replace(r, x=r.x + x0, y=r.y + y0) for r in found]
-        return readings
+    def _read_crop(self, frame: np.ndarray, profile: ColourProfile | None, box: Box) -> list[DieReading]:
+        """The dice in a box (x0, y0, x1, y1) of the frame, in the frame's pixels."""
+        x0, y0, x1, y1 = box
+        found, factor = _read(frame[y0:y1, x0:x1], profile, self.factor, LIVE_RANGE)
+        self.factor = factor or self.factor
+        return [replace(r, x=r.x + x0, y=r.y + y0) for r in found]
 
 
 # A table's frames whose sure faces have pips within this range of radius are read as they are.

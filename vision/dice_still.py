@@ -66,7 +66,8 @@ class Part(NamedTuple):
 
 class StillTable:
     """What a table's frames need read: ask `known` for each frame; when it has no readings, read the
-    `parts` it names (the whole frame where None) and tell `read` what they read."""
+    `parts` it names and tell `read_parts` what each read (where it names none, read the whole frame
+    and tell `read`)."""
 
     def __init__(self) -> None:
         """A table seen in no frame yet."""
@@ -104,27 +105,43 @@ class StillTable:
         side = float(np.median([die.size for die in self._table]))
         if side < PART_SIDE:
             return None
-        reach = int(np.ceil(PART_REACH * side / SIGNATURE_SHRINK))
-        grown = cv2.dilate(self._needed.view(np.uint8), np.ones((2 * reach + 1, 2 * reach + 1), np.uint8))
-        count, _, boxes, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
-        inners = [_clipped(_in_pixels((x, y, x + w, y + h)), self._shape) for x, y, w, h, _ in boxes[1:count]]
-        parts = _apart([Part(inner, _grown(inner, PART_CONTEXT * side, self._shape)) for inner in inners])
+        # Places within reach and context of each other share a crop; crops apart may overlap at
+        # their edges, but each reads anew only the dice in its own inner box, which they do not share.
+        reach = PART_REACH * side
+        apart = int(np.ceil((PART_REACH + PART_CONTEXT) * side / SIGNATURE_SHRINK))
+        needed = self._needed.view(np.uint8)
+        grown = cv2.dilate(needed, np.ones((2 * apart + 1, 2 * apart + 1), np.uint8))
+        count, labels, boxes, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
+        parts = []
+        for k, (x, y, width, height, _) in enumerate(boxes[1:count], start=1):
+            own = needed[y:y + height, x:x + width] * (labels[y:y + height, x:x + width] == k)
+            nx, ny, nw, nh = cv2.boundingRect(own)
+            inner = _grown(_in_pixels((x + nx, y + ny, x + nx + nw, y + ny + nh)), reach, self._shape)
+            parts.append(Part(inner, _grown(inner, PART_CONTEXT * side, self._shape)))
         if sum(_area(part.window) for part in parts) > PART_SHARE * self._shape[0] * self._shape[1]:
             return None
         return parts
 
-    def read(self, readings: Sequence[Any], parts: Sequence[Part] | None = None) -> list[Any]:
-        """Take the readings of the frame `known` was last asked about (of its `parts` alone, where
-        given: those whose centres lie in their inner boxes) and give the frame's dice: the parts'
-        readings and the dice elsewhere as last read."""
+    def read(self, readings: Sequence[Any]) -> list[Any]:
+        """Take the readings of the whole frame `known` was last asked about, and give them."""
         if self._asked is None:
             return list(readings)
         frame, context = self._asked
-        if parts is None or self._changed is None:
-            self._read_whole(frame, context, readings)
-            return list(readings)
+        if self._changed is None:
+            self._seen, self._context = frame.copy(), context
+            self._agreed = np.ones(frame.shape[:2], np.int32)
+        else:
+            self._mark_read(frame, (slice(None), slice(None)), unmatched(readings, self._table))
+        self._table = tuple(readings)
+        return list(readings)
+
+    def read_parts(self, found: Sequence[tuple[Part, Sequence[Any]]]) -> list[Any]:
+        """Take the readings of each part (`parts` named them) of the frame `known` was last asked
+        about, and give the frame's dice: those whose centres lie in the parts' inner boxes as read
+        there, the dice elsewhere as last read."""
+        frame, _ = self._asked
         table = self._table
-        for part in parts:
+        for part, readings in found:
             table, differing = _merged(table, readings, part.inner)
             x0, y0, x1, y1 = _in_cells(part.inner)
             self._mark_read(frame, (slice(y0, y1), slice(x0, x1)), differing)
@@ -134,15 +151,6 @@ class StillTable:
     def _comparable(self, frame: np.ndarray, context: tuple[Any, ...]) -> bool:
         """Whether a shrunk frame read in this context can be compared with the places as last read."""
         return self._seen is not None and frame.shape == self._seen.shape and _same_context(context, self._context)
-
-    def _read_whole(self, frame: np.ndarray, context: tuple[Any, ...], readings: Sequence[Any]) -> None:
-        """Take the readings of a whole frame."""
-        if self._changed is None:
-            self._seen, self._context = frame.copy(), context
-            self._agreed = np.ones(frame.shape[:2], np.int32)
-        else:
-            self._mark_read(frame, (slice(None), slice(None)), unmatched(readings, self._table))
-        self._table = tuple(readings)
 
     def _mark_read(self, frame: np.ndarray, where: tuple[slice, slice], differing: Sequence[Any]) -> None:
         """Mark the places `where` read in the frame: their reads agreed once more where unchanged,
@@ -171,40 +179,6 @@ def _changed_places(frame: np.ndarray, seen: np.ndarray) -> np.ndarray:
         rows, columns, channels = difference.shape
         difference = cv2.reduce(difference.reshape(rows * columns, channels), 1, cv2.REDUCE_MAX).reshape(rows, columns)
     return difference > CHANGE_LEVEL
-
-
-def _apart(parts: list[Part]) -> list[Part]:
-    """The parts, those whose windows overlap made one (a die is read in one crop only)."""
-    parts = list(parts)
-    merged = True
-    while merged:
-        merged = False
-        for a in range(len(parts)):
-            for b in range(a + 1, len(parts)):
-                if _overlap(parts[a].window, parts[b].window):
-                    inner = _union(parts[a].inner, parts[b].inner)
-                    parts[a] = Part(inner, _union(parts[a].window, parts[b].window))
-                    del parts[b]
-                    merged = True
-                    break
-            if merged:
-                break
-    return parts
-
-
-def _overlap(this: Box, that: Box) -> bool:
-    """Whether two boxes share a pixel."""
-    return this[0] < that[2] and that[0] < this[2] and this[1] < that[3] and that[1] < this[3]
-
-
-def _union(this: Box, that: Box) -> Box:
-    """The smallest box holding two boxes."""
-    return min(this[0], that[0]), min(this[1], that[1]), max(this[2], that[2]), max(this[3], that[3])
-
-
-def _clipped(box: Box, shape: tuple[int, ...]) -> Box:
-    """A pixel box within a frame of `shape` (height, width)."""
-    return max(box[0], 0), max(box[1], 0), min(box[2], shape[1]), min(box[3], shape[0])
 
 
 def _in_pixels(cells: Box) -> Box:
