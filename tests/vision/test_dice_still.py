@@ -224,20 +224,12 @@ def test_a_change_over_most_of_the_frame_reads_the_whole_frame(reads):
     assert [shape[:2] for shape in reads] == [frames[-1].shape[:2]]
 
 
-def test_a_table_of_small_dice_is_read_whole(reads):
-    table, frames = _still_frames(READS_AGREEING + 1)
-    assert max(die.size for die in table.dice) < dice_still.PART_SIDE
-    reader = DiceReader()
-    _settled(reader, frames)
-    table.dice[0].value = table.dice[0].value % 6 + 1
-    reads.clear()
-    reader(table.next_frame()[0])
-    assert [shape[:2] for shape in reads] == [frames[-1].shape[:2]]
-
-
-def test_without_parts_read_a_changed_table_is_read_whole(reads, monkeypatch):
-    monkeypatch.setattr(dice_still, "PARTS_READ", False)
-    table, frames = _still_frames(READS_AGREEING + 1, die_size=PART_DICE)
+@pytest.mark.parametrize("parts_read, die_size", [(True, None), (False, PART_DICE)])
+def test_a_changed_table_of_small_dice_or_with_parts_off_is_read_whole(parts_read, die_size, reads, monkeypatch):
+    monkeypatch.setattr(dice_still, "PARTS_READ", parts_read)
+    table, frames = _still_frames(READS_AGREEING + 1, die_size=die_size)
+    if parts_read:  # the simulator's own dice for the frame, ~17 px: under PART_SIDE
+        assert max(die.size for die in table.dice) < dice_still.PART_SIDE
     reader = DiceReader()
     _settled(reader, frames)
     table.dice[0].value = table.dice[0].value % 6 + 1
@@ -258,14 +250,20 @@ def test_a_frame_read_whole_whose_reads_have_not_agreed_is_read_whole_again():
     assert table.parts() is None  # the die was read once: the settler must not vote over its copies
 
 
+def _agreed_table(dice, shape=(400, 400)):
+    """A still table whose reads of a plain frame of `shape` (height, width) agreed on `dice`, and the frame."""
+    table = StillTable()
+    frame = np.full((*shape, 3), 90, np.uint8)
+    for _ in range(READS_AGREEING):
+        table.known(frame)
+        table.read(dice)
+    return table, frame
+
+
 def test_the_dice_of_a_part_are_taken_from_it_and_the_others_kept():
     here = DieReading(100.0, 100.0, 40.0, 0.0, "white", 3, 0.9)
     there = DieReading(300.0, 300.0, 40.0, 0.0, "black", 5, 0.9)
-    table = StillTable()
-    frame = np.full((400, 400, 3), 90, np.uint8)
-    for _ in range(READS_AGREEING):
-        table.known(frame)
-        table.read([here, there])
+    table, frame = _agreed_table([here, there])
     changed = frame.copy()
     changed[292:308, 292:308] = 200  # the black die turned
     assert table.known(changed) is None
@@ -280,11 +278,7 @@ def test_the_dice_of_a_part_are_taken_from_it_and_the_others_kept():
 
 
 def test_a_table_of_no_dice_is_read_whole():
-    table = StillTable()
-    frame = np.full((400, 400, 3), 90, np.uint8)
-    for _ in range(READS_AGREEING):
-        table.known(frame)
-        table.read([])
+    table, frame = _agreed_table([])
     changed = frame.copy()
     changed[100:120, 100:120] = 200
     table.known(changed)
@@ -325,11 +319,7 @@ def test_the_places_changed_past_the_level_in_any_channel_are_found(channels):
 
 def test_parts_far_apart_are_read_apart_and_near_ones_as_one():
     dice = [DieReading(x, y, 40.0, 0.0, "white", 3, 0.9) for x, y in ((100, 100), (700, 500), (180, 100))]
-    table = StillTable()
-    frame = np.full((600, 800, 3), 90, np.uint8)
-    for _ in range(READS_AGREEING):
-        table.known(frame)
-        table.read(dice)
+    table, frame = _agreed_table(dice, (600, 800))
     changed = frame.copy()
     for die in dice:  # each die turned: a pip's worth of light at its centre
         changed[int(die.y) - 4:int(die.y) + 4, int(die.x) - 4:int(die.x) + 4] = 200
@@ -348,11 +338,7 @@ def test_parts_far_apart_are_read_apart_and_near_ones_as_one():
 def test_a_place_read_again_is_known_once_its_own_reads_agree_while_another_part_changes():
     steady = DieReading(100.0, 100.0, 40.0, 0.0, "white", 3, 0.9)
     rolling = DieReading(600.0, 400.0, 40.0, 0.0, "black", 2, 0.9)
-    table = StillTable()
-    frame = np.full((600, 800, 3), 90, np.uint8)
-    for _ in range(READS_AGREEING):
-        table.known(frame)
-        table.read([steady, rolling])
+    table, frame = _agreed_table([steady, rolling], (600, 800))
     turned = frame.copy()
     turned[96:104, 96:104] = 200  # the white die turned, then lies still
     for k in range(READS_AGREEING + 2):
