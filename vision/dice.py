@@ -809,8 +809,8 @@ def pip_scale(bgr: np.ndarray, look: _Look, probe: bool = True, bounds: tuple[fl
     if probe and factor <= 1.0 and min(bgr.shape[:2]) < SMALL_FRAME:
         return _finer_factor(bgr, look, factor)
     if probe and _unsure_of_tiny(bgr, look, factor):
-        # Only as big as WORK_SIDE allows, and only for a look that is sure: a photo of two big
-        # dice whose pips it did not find is not enlarged for specks.
+        # Only as big as WORK_SIDE allows, and only for a look FINER_LEAST sure in faces the judge
+        # finds dice at: a close photo of big dice whose pips it did not find is not enlarged for specks.
         looks = tuple(times for times in FINER_LOOKS if times * max(bgr.shape[:2]) <= WORK_SIDE)
         return _finer_factor(bgr, look, factor, looks=looks, least=FINER_LEAST, judged=True)
     return factor

@@ -83,9 +83,9 @@ class StillTable:
         self._needed: np.ndarray | None = None  # the places to read in it
 
     def known(self, frame: np.ndarray, context: Sequence[Any] = ()) -> list[Any] | None:
-        """The dice of this frame when none of its places needs reading, else None (read it, or its
-        `parts`, then tell `read`); `context` holds what else the readings depend on (a window, a
-        colour profile)."""
+        """The dice of this frame when none of its places needs reading, else None (read it and tell
+        `read`, or read its `parts` and tell `read_parts`); `context` holds what else the readings
+        depend on (a window, a colour profile)."""
         self._asked = (signature(frame), tuple(context))
         self._shape = frame.shape[:2]
         self._changed = self._needed = None
