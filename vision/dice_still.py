@@ -10,7 +10,7 @@ a hand, the light), only the parts around them are read (`StillTable.parts`): th
 read anew in a crop around each, the others kept as last read; where those parts would cover much
 of the frame, the whole frame. The settler still votes over that many reads of still dice, each of
 its own frame, and dice whose reads in a row disagree are read every frame. Comparing costs every
-frame ~0.7 ms (a 1500x1000 mat window, one core), where reading it costs ~30.
+frame ~0.9 ms (a 1500x1000 mat window, one core), where reading it costs 16-70.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any, NamedTuple, Sequence
 import cv2
 import numpy as np
 
-from vision.dice_pips import shrunk
+from vision.dice_pips import planes, shrunk
 
 # Frames are compared shrunk this many times (each pixel the mean of 4 x 4: a camera's noise averages
 # out, a die's pip does not: a die of 20 px turned to another face changes its pixels by 60 levels
@@ -172,12 +172,14 @@ def _same_context(these: tuple[Any, ...], those: tuple[Any, ...]) -> bool:
 
 def _changed_places(frame: np.ndarray, seen: np.ndarray) -> np.ndarray:
     """Which places of the shrunk frame changed by more than CHANGE_LEVEL in any channel since seen."""
-    # OpenCV's difference, and the channels' maximum as a channel-wise reduction of each row: numpy's
-    # any() over the channels took 3.3 ms a full-HD frame's signature.
     difference = cv2.absdiff(frame, seen)
     if difference.ndim == 3:
-        rows, columns, channels = difference.shape
-        difference = cv2.reduce(difference.reshape(rows * columns, channels), 1, cv2.REDUCE_MAX).reshape(rows, columns)
+        # The channels' maximum plane by plane, as spot_map takes it: a full-HD frame's signature
+        # 0.1 ms, where numpy's max over the channels took 2.9 ms and cv2.reduce 1.1 ms.
+        channels = planes(difference)
+        difference = channels[0]
+        for channel in channels[1:]:
+            difference = cv2.max(difference, channel)
     return difference > CHANGE_LEVEL
 
 
